@@ -1,0 +1,189 @@
+/**
+ * The one table of stable error codes. Every error the library raises or answers with is a row here: its
+ * category, the HTTP status a client sees when the error ends a request, and a one-sentence message template
+ * whose `{name}` placeholders are filled from the error's parameters.
+ *
+ * Codes are never renumbered, renamed or reused; a retired code stays in the table marked as such.
+ * `docs/errors.md` is generated from this table (`npm run docs:generate`) and a test keeps the two in step.
+ */
+
+/** What part of the system an error belongs to. */
+export type ErrorCategory =
+  | 'config'
+  | 'lifecycle'
+  | 'request'
+  | 'auth'
+  | 'limit'
+  | 'encoding'
+  | 'parse'
+  | 'pipeline'
+  | 'response';
+
+/** One row of the error table. */
+export interface ErrorSpec {
+  readonly category: ErrorCategory;
+  /** HTTP status of the answer when this error ends a request. */
+  readonly httpStatus: number;
+  /** One sentence; `{name}` placeholders are filled from the error's parameters. */
+  readonly message: string;
+}
+
+export const ERROR_TABLE = {
+  // Configuration and lifecycle: raised by constructors and start(), never sent to a client.
+  ORIGIN_CONFIG_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The configuration has {count} problem(s): {problems}.',
+  },
+  ORIGIN_FORMAT_UNKNOWN: {
+    category: 'config',
+    httpStatus: 500,
+    message: "Data format '{format}' is not registered; registered formats: {known}.",
+  },
+  ORIGIN_FORMAT_DUPLICATE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "Data format '{format}' is already registered.",
+  },
+  ORIGIN_CHARSET_UNSUPPORTED: {
+    category: 'config',
+    httpStatus: 500,
+    message: "Charset '{charset}' is not supported by this Node.js build.",
+  },
+  ORIGIN_STATE_INVALID: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: "Cannot {action} an origin that is '{state}'.",
+  },
+  ORIGIN_LISTEN_PORT_IN_USE: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: 'Port {port} on {host} is already in use by another process.',
+  },
+  ORIGIN_LISTEN_PORT_SHARED: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message:
+      "Port {port} is already used by origin '{other}'; a port is shared only by origins whose application ID lists are non-empty and disjoint and whose TLS settings are identical ({reason}).",
+  },
+  ORIGIN_LISTEN_FAILED: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: 'Could not listen on {host}:{port}: {detail}.',
+  },
+
+  // Rejections of a request before it reaches the pipeline.
+  ORIGIN_HTTP_METHOD_NOT_ALLOWED: {
+    category: 'request',
+    httpStatus: 405,
+    message: "Method '{method}' is not accepted; TRACE, TRACK and CONNECT are refused.",
+  },
+  ORIGIN_APP_ID_MISSING: {
+    category: 'auth',
+    httpStatus: 403,
+    message: 'The request carries no application ID; send header X-ENGINE-APPLICATION-ID{urlHint}.',
+  },
+  ORIGIN_APP_ID_INVALID: {
+    category: 'auth',
+    httpStatus: 403,
+    message: 'The application ID of the request is not in the configured list of application IDs.',
+  },
+  ORIGIN_HTTP_BODY_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 413,
+    message: 'The {which} request body exceeds maxRequestSizeMb {limitMb} ({limitBytes} bytes).',
+  },
+  ORIGIN_HTTP_ENCODING_UNSUPPORTED: {
+    category: 'encoding',
+    httpStatus: 415,
+    message: "Content-Encoding '{encoding}' is not supported; use gzip, snappy or identity.",
+  },
+  ORIGIN_HTTP_BODY_CORRUPT: {
+    category: 'encoding',
+    httpStatus: 400,
+    message: 'The {encoding} request body could not be decoded: {detail}.',
+  },
+  ORIGIN_HTTP_BODY_ABORTED: {
+    category: 'request',
+    httpStatus: 400,
+    message: 'The client closed the connection before the request body was complete.',
+  },
+  ORIGIN_HTTP_OVERLOADED: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'All {slots} request slots are busy and the wait queue of {queueSize} is full; retry later.',
+  },
+  ORIGIN_HTTP_QUEUE_TIMEOUT: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
+  },
+  ORIGIN_HTTP_CLOSING: {
+    category: 'lifecycle',
+    httpStatus: 503,
+    message: 'The origin is shutting down and accepts no new requests.',
+  },
+
+  // Parsing the body into records. As failures these are data (one per bad record); a request that cannot be
+  // parsed at all is answered with the status below.
+  ORIGIN_JSON_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'Malformed JSON at byte {offset}: {detail}.',
+  },
+  ORIGIN_JSON_OBJECT_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The JSON object at byte {offset} exceeds maxObjectLengthChars {limit}.',
+  },
+  ORIGIN_JSON_ARRAY_EXPECTED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "jsonContent is arrayOfObjects but the body starts with '{found}' instead of '['.",
+  },
+  ORIGIN_BINARY_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 413,
+    message: 'The binary body of {size} bytes exceeds maxDataSizeBytes {limit}; no record was made.',
+  },
+
+  // The pipeline and the response.
+  ORIGIN_PIPELINE_FAILED: {
+    category: 'pipeline',
+    httpStatus: 500,
+    message: 'The pipeline failed while processing the batch: {detail}.',
+  },
+  ORIGIN_PIPELINE_TIMEOUT: {
+    category: 'pipeline',
+    httpStatus: 503,
+    message: 'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}.',
+  },
+  ORIGIN_PIPELINE_STOPPED: {
+    category: 'pipeline',
+    httpStatus: 500,
+    message: 'A record failed and onRecordError is stopPipeline, so the origin stops: {detail}.',
+  },
+  ORIGIN_RESPONSE_RENDER_FAILED: {
+    category: 'response',
+    httpStatus: 500,
+    message: 'The response could not be rendered: {detail}.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** A stable error code: a key of {@link ERROR_TABLE}. */
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** Parameters that fill a message template. */
+export type ErrorParams = Readonly<Record<string, string | number | bigint | boolean>>;
+
+/** Fills `{name}` placeholders of `template` from `params`; unknown placeholders stay visible as `{name}`. */
+export function formatMessage(template: string, params: ErrorParams): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole,
+  );
+}
+
+/** The message of `code` with `params` filled in, prefixed by the code: `"<CODE> - <message>"`. */
+export function describeError(code: ErrorCode, params: ErrorParams = {}): string {
+  return `${code} - ${formatMessage(ERROR_TABLE[code].message, params)}`;
+}

@@ -1,0 +1,88 @@
+import type { ErrorCode } from '../errors/error-table';
+import type { FieldValue } from '../record/field';
+
+/**
+ * A JSON Schema (draft 2020-12 subset that ajv understands) describing a format's own options. Every property
+ * carries a `default` (so an empty object is a complete config) and a `description` (which `docs/config.md`
+ * shows).
+ */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** One record a parser produced: its value and the record header attributes the format adds (e.g. `avroSchema`). */
+export interface ParsedRecord {
+  readonly value: FieldValue;
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A record the parser could not produce. Failures are data, not exceptions: the parser reports them and carries
+ * on when `canContinue` is true.
+ *
+ * - `scope: 'record'`: one record is lost; the stage's On Record Error policy decides what happens to it.
+ * - `scope: 'stage'`: the input as a whole is refused (spec §7.2, Binary over Max Data Size): no record and no
+ *   error record come from it, and the request is answered with the code's HTTP status.
+ */
+export interface ParseFailure {
+  readonly code: ErrorCode;
+  /** One sentence naming the problem (the code's message template filled in). */
+  readonly message: string;
+  readonly scope: 'record' | 'stage';
+  /** Index the record would have had among the records of this input (0-based). */
+  readonly recordIndex: number;
+  /** Byte offset in the input where the bad record (or the problem) starts. */
+  readonly byteOffset: number;
+  /** The start of the offending input as text, at most {@link MAX_EXCERPT_CHARS} characters. */
+  readonly excerpt: string;
+  /** Whether parsing went on after this failure. */
+  readonly canContinue: boolean;
+}
+
+/** The longest raw excerpt a failure carries. */
+export const MAX_EXCERPT_CHARS = 256;
+
+/** What one `push` or `end` produced. Records are in input order. */
+export interface ParseResult {
+  readonly records: ParsedRecord[];
+  readonly failures: ParseFailure[];
+}
+
+/**
+ * Where the bytes come from, and state that outlives one input. `originState` is one `Map` per origin and format
+ * that lives as long as the origin (NetFlow v9 keeps its template cache there); it is empty for a one-off parse.
+ */
+export interface ParseSource {
+  readonly remoteAddress?: string;
+  readonly originState: Map<string, unknown>;
+}
+
+/**
+ * An incremental parser for one input (one request body, or one archive entry).
+ *
+ * Contract: call `push` with each chunk in order, then `end` once. Chunk boundaries may fall anywhere, including
+ * inside a multi-byte character; any chunking gives the same records and failures as a single `push`. The parser
+ * does not keep a reference to a chunk after `push` returns, so the caller may reuse its buffers. Neither method
+ * throws on bad input: bad input is a {@link ParseFailure}. After a failure with `canContinue: false`, further
+ * input is ignored.
+ */
+export interface Parser {
+  push(chunk: Uint8Array): ParseResult;
+  end(): ParseResult;
+  /** Optional fast path for a whole input in one buffer; must give exactly what `push(bytes)` + `end()` give. */
+  parseAll?(bytes: Uint8Array): ParseResult;
+}
+
+/**
+ * A data format: a name, the JSON Schema of its options (the format's sub-object of `dataFormat`, keyed by the
+ * format's name), and a factory of parsers.
+ *
+ * @typeParam C - the format's config with defaults applied.
+ */
+export interface DataFormat<C = unknown> {
+  /** Registry name, also the key of the format's options under `dataFormat` (`json`, `binary`, …). */
+  readonly name: string;
+  /** One line for docs. */
+  readonly description: string;
+  readonly configSchema: JsonSchema;
+  /** Makes a parser for one input. `config` has been validated against `configSchema` with defaults applied. */
+  createParser(config: C, source: ParseSource): Parser;
+}

@@ -1,0 +1,123 @@
+/**
+ * The engine's field types and the value tree that carries them.
+ *
+ * A record value is a tree of plain JS values wherever JS can say the engine type, so that the common path
+ * (parse JSON, hand it to the pipeline, echo it back) pays for no wrapper objects. A {@link TypedField} wraps a
+ * value only where JS cannot say its type: BYTE, SHORT, CHAR, FLOAT, DECIMAL, DATE, TIME, ZONED_DATETIME,
+ * LIST_MAP, a LONG held as a number, and any field that carries field attributes.
+ */
+
+/** Every field type of the engine's record model. */
+export const FIELD_TYPES = [
+  'BOOLEAN',
+  'CHAR',
+  'BYTE',
+  'SHORT',
+  'INTEGER',
+  'LONG',
+  'FLOAT',
+  'DOUBLE',
+  'DECIMAL',
+  'DATE',
+  'DATETIME',
+  'TIME',
+  'ZONED_DATETIME',
+  'STRING',
+  'BYTE_ARRAY',
+  'MAP',
+  'LIST',
+  'LIST_MAP',
+] as const;
+
+/** One of the engine's field types. */
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Field attributes: string-valued metadata attached to one field (for example Avro's `precision`). */
+export type FieldAttributes = Readonly<Record<string, string>>;
+
+/** A MAP field in plain form: an object whose prototype is `Object.prototype` or `null`. */
+export interface PlainMap {
+  [key: string]: FieldValue;
+}
+
+/**
+ * A node of a record's value tree.
+ *
+ * Plain forms and the type they say: `null` (a null field), `boolean` → BOOLEAN, `number` → INTEGER when it is an
+ * integer in the signed 32-bit range, LONG when it is a larger safe integer, else DOUBLE; `string` → STRING;
+ * `bigint` → LONG; `Uint8Array` → BYTE_ARRAY; `Date` → DATETIME; array → LIST; plain object → MAP.
+ */
+export type FieldValue =
+  | null
+  | boolean
+  | number
+  | string
+  | bigint
+  | Uint8Array
+  | Date
+  | FieldValue[]
+  | PlainMap
+  | TypedField;
+
+/**
+ * The value a {@link TypedField} holds for each type. Where a JS form would lose information the holder says so:
+ * DECIMAL keeps its exact decimal text (`"-12.340"`), ZONED_DATETIME an ISO-8601 text with offset or zone id, and
+ * LIST_MAP a `Map` because a `Map` keeps insertion order even for keys that look like integers.
+ */
+export interface TypedValueOf {
+  BOOLEAN: boolean | null;
+  CHAR: string | null;
+  BYTE: number | null;
+  SHORT: number | null;
+  INTEGER: number | null;
+  LONG: number | bigint | null;
+  FLOAT: number | null;
+  DOUBLE: number | null;
+  DECIMAL: string | null;
+  DATE: Date | null;
+  DATETIME: Date | null;
+  TIME: Date | null;
+  ZONED_DATETIME: string | null;
+  STRING: string | null;
+  BYTE_ARRAY: Uint8Array | null;
+  MAP: PlainMap | null;
+  LIST: FieldValue[] | null;
+  LIST_MAP: Map<string, FieldValue> | null;
+}
+
+/**
+ * A field whose type JS cannot say by itself, or that carries field attributes. Immutable: to change a field,
+ * put a new one in its place.
+ */
+export class TypedField<T extends FieldType = FieldType> {
+  readonly type: T;
+  readonly value: TypedValueOf[T];
+  readonly attributes: FieldAttributes | undefined;
+
+  constructor(type: T, value: TypedValueOf[T], attributes?: FieldAttributes) {
+    this.type = type;
+    this.value = value;
+    this.attributes = attributes;
+  }
+}
+
+/** Builds a {@link TypedField}; `field('DECIMAL', '1.50')`. */
+export function field<T extends FieldType>(
+  type: T,
+  value: TypedValueOf[T],
+  attributes?: FieldAttributes,
+): TypedField<T> {
+  return new TypedField(type, value, attributes);
+}
+
+/** True when `value` is a {@link TypedField}. */
+export function isTypedField(value: unknown): value is TypedField {
+  return value instanceof TypedField;
+}
+
+/** True when `value` is a plain object (a MAP in plain form), not an array, Date, Uint8Array, Map or TypedField. */
+export function isPlainMap(value: unknown): value is PlainMap {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
