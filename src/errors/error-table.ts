@@ -17,7 +17,8 @@ export type ErrorCategory =
   | 'encoding'
   | 'parse'
   | 'pipeline'
-  | 'response';
+  | 'response'
+  | 'internal';
 
 /** One row of the error table. */
 export interface ErrorSpec {
@@ -44,6 +45,11 @@ export const ERROR_TABLE = {
     category: 'config',
     httpStatus: 500,
     message: "Data format '{format}' is already registered.",
+  },
+  ORIGIN_FORMAT_NAME_RESERVED: {
+    category: 'config',
+    httpStatus: 500,
+    message: "Data format name '{format}' is reserved: {reserved} are option keys of dataFormat.",
   },
   ORIGIN_CHARSET_UNSUPPORTED: {
     category: 'config',
@@ -163,10 +169,40 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: 'A record failed and onRecordError is stopPipeline, so the origin stops: {detail}.',
   },
+  ORIGIN_RUNNER_POOL_OPTION_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'Runner pool option {option} is {value}; it must be {expected}.',
+  },
+  ORIGIN_RUNNER_POOL_CLOSED: {
+    category: 'lifecycle',
+    httpStatus: 503,
+    message: 'The runner pool is closed and runs no more batches.',
+  },
+  ORIGIN_INTERNAL_ERROR: {
+    category: 'internal',
+    httpStatus: 500,
+    message: 'The origin failed unexpectedly while handling the request: {detail}.',
+  },
   ORIGIN_RESPONSE_RENDER_FAILED: {
     category: 'response',
     httpStatus: 500,
     message: 'The response could not be rendered: {detail}.',
+  },
+  ORIGIN_RESPONSE_STATUS_INVALID: {
+    category: 'response',
+    httpStatus: 500,
+    message: 'Response status code {statusCode} is not an integer from 100 to 999.',
+  },
+  ORIGIN_RESPONSE_HEADER_INVALID: {
+    category: 'response',
+    httpStatus: 500,
+    message: "Response header '{name}' cannot be sent: {detail}.",
+  },
+  ORIGIN_RESPONSE_CHARSET_UNSUPPORTED: {
+    category: 'config',
+    httpStatus: 500,
+    message: "Response charset '{charset}' is not supported; use UTF-8, UTF-16LE, ISO-8859-1 or US-ASCII.",
   },
 } as const satisfies Record<string, ErrorSpec>;
 

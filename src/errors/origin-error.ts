@@ -1,4 +1,10 @@
-import { ERROR_TABLE, formatMessage, type ErrorCategory, type ErrorCode, type ErrorParams } from './error-table';
+import {
+  ERROR_TABLE,
+  formatMessage,
+  type ErrorCategory,
+  type ErrorCode,
+  type ErrorParams,
+} from './error-table';
 
 /**
  * The one error class of the library. `code` is a literal type, so `err.code === 'ORIGIN_APP_ID_MISSING'` narrows;
@@ -12,8 +18,12 @@ export class OriginError<C extends ErrorCode = ErrorCode> extends Error {
   readonly httpStatus: number;
   readonly params: ErrorParams;
 
-  constructor(code: C, params: ErrorParams = {}, options?: { cause?: unknown }) {
-    super(formatMessage(ERROR_TABLE[code].message, params), options);
+  /**
+   * @param options.message - the message when it was already formatted elsewhere (a parse failure carries its
+   *   message, not its parameters); by default the code's template filled from `params`.
+   */
+  constructor(code: C, params: ErrorParams = {}, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? formatMessage(ERROR_TABLE[code].message, params), { cause: options?.cause });
     this.code = code;
     this.category = ERROR_TABLE[code].category;
     this.httpStatus = ERROR_TABLE[code].httpStatus;

@@ -18,7 +18,8 @@ export class FormatRegistry {
    * built-in format by accident; start from `new FormatRegistry()` to build a registry without built-ins.
    */
   register<C>(format: DataFormat<C>): this {
-    if (this.#formats.has(format.name)) throw new OriginError('ORIGIN_FORMAT_DUPLICATE', { format: format.name });
+    if (this.#formats.has(format.name))
+      throw new OriginError('ORIGIN_FORMAT_DUPLICATE', { format: format.name });
     // The registry holds formats of every config type; each format's config is checked against its own schema
     // before its parser is made, which is what makes this widening safe.
     this.#formats.set(format.name, format as DataFormat);
@@ -33,7 +34,10 @@ export class FormatRegistry {
   get(name: string): DataFormat {
     const format = this.#formats.get(name);
     if (!format) {
-      throw new OriginError('ORIGIN_FORMAT_UNKNOWN', { format: name, known: this.names().join(', ') || 'none' });
+      throw new OriginError('ORIGIN_FORMAT_UNKNOWN', {
+        format: name,
+        known: this.names().join(', ') || 'none',
+      });
     }
     return format;
   }

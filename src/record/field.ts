@@ -48,16 +48,7 @@ export interface PlainMap {
  * `bigint` → LONG; `Uint8Array` → BYTE_ARRAY; `Date` → DATETIME; array → LIST; plain object → MAP.
  */
 export type FieldValue =
-  | null
-  | boolean
-  | number
-  | string
-  | bigint
-  | Uint8Array
-  | Date
-  | FieldValue[]
-  | PlainMap
-  | TypedField;
+  null | boolean | number | string | bigint | Uint8Array | Date | FieldValue[] | PlainMap | TypedField;
 
 /**
  * The value a {@link TypedField} holds for each type. Where a JS form would lose information the holder says so:

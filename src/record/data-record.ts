@@ -1,0 +1,347 @@
+import {
+  isPlainMap,
+  isTypedField,
+  TypedField,
+  type FieldAttributes,
+  type FieldType,
+  type FieldValue,
+  type PlainMap,
+  type TypedValueOf,
+} from './field';
+import { fieldTypeOf } from './field-type-of';
+import { formatFieldPath, parseFieldPath, type PathSegment } from './field-path';
+import { RecordHeader, type HeaderAttributes } from './record-header';
+
+/**
+ * A uniform typed view of one field, whether the tree holds it in plain form or as a {@link TypedField}: its
+ * engine type, its value with any wrapper removed, and its field attributes. Narrowing on `type` narrows `value`.
+ */
+export type FieldView = {
+  [T in FieldType]: {
+    readonly type: T;
+    readonly value: TypedValueOf[T];
+    readonly attributes: FieldAttributes | undefined;
+  };
+}[FieldType];
+
+/** What a {@link DataRecord} starts from: either a ready header, or the parts to build one from. */
+export interface DataRecordInit {
+  /** A header to use as is; cannot be combined with the other options. */
+  readonly header?: RecordHeader;
+  /** Attributes shared by the records of one request; see `RecordHeaderInit.baseAttributes`. */
+  readonly baseAttributes?: HeaderAttributes;
+  /** Attributes of this record alone. */
+  readonly attributes?: HeaderAttributes;
+  /** The record id, e.g. `<requestId>::<index>`. */
+  readonly sourceId?: string;
+}
+
+/** The error that turns a record into an error record. */
+export interface RecordError {
+  readonly code: string;
+  /** By engine convention `"<CODE> - <description>"`; the response sends it verbatim. */
+  readonly message: string;
+  readonly stage: string;
+  /** Epoch milliseconds; defaults to now. */
+  readonly timestamp?: number;
+}
+
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+
+/**
+ * One record: a header and a value tree (see {@link FieldValue}).
+ *
+ * `value` is public and mutable so that stages read `record.value.customer.name` as they expect in Node; the
+ * path methods (`get`, `set`, `delete`, `field`) reach into the tree by field path (see `field-path.ts`),
+ * looking inside typed MAP, LIST and LIST_MAP wrappers as well as plain objects and arrays. A record owns its
+ * tree: keep no reference to a subtree you later hand to another record, or {@link DataRecord.clone} first.
+ */
+export class DataRecord {
+  /** The root of the value tree. */
+  value: FieldValue;
+  readonly header: RecordHeader;
+
+  /**
+   * @throws TypeError when `init.header` is combined with `baseAttributes`, `attributes` or `sourceId`.
+   */
+  constructor(value: FieldValue, init: DataRecordInit = {}) {
+    this.value = value;
+    if (init.header !== undefined) {
+      if (init.baseAttributes !== undefined || init.attributes !== undefined || init.sourceId !== undefined) {
+        throw new TypeError(
+          'DataRecord takes either a header or baseAttributes/attributes/sourceId, not both.',
+        );
+      }
+      this.header = init.header;
+    } else {
+      this.header = new RecordHeader(init);
+    }
+  }
+
+  /**
+   * A clone of `original` whose header carries the error: `errorCode`, `errorMessage`, `errorStage` and
+   * `errorTimestamp` (now, unless given). The original record is left as it was.
+   */
+  static createErrorRecord(original: DataRecord, error: RecordError): DataRecord {
+    const record = original.clone();
+    record.header.errorCode = error.code;
+    record.header.errorMessage = error.message;
+    record.header.errorStage = error.stage;
+    record.header.errorTimestamp = error.timestamp ?? Date.now();
+    return record;
+  }
+
+  /**
+   * The node at `path` exactly as the tree stores it (a {@link TypedField} stays wrapped), or `undefined` when
+   * the path leads nowhere. A null field gives `null`.
+   *
+   * @throws RangeError when `path` is malformed.
+   */
+  get(path: string): FieldValue | undefined {
+    let node: FieldValue | undefined = this.value;
+    for (const segment of parseFieldPath(path)) {
+      node = childOf(node as FieldValue, segment);
+      if (node === undefined) return undefined;
+    }
+    return node;
+  }
+
+  /** True when a field (possibly a null field) exists at `path`. @throws RangeError when `path` is malformed. */
+  has(path: string): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  /**
+   * Puts `value` at `path`: a key of a MAP or LIST_MAP (added at the end when new), or a position of a LIST (an
+   * existing one, or the length to append) or of a LIST_MAP (an existing entry, keeping its key). Missing
+   * intermediate fields reached by a key are created as empty plain MAPs. `'/'` replaces the whole value.
+   *
+   * @throws RangeError when `path` is malformed, when a parent on the way is not a container of the kind the
+   *   segment needs (a scalar, a null field, a LIST reached by a key, a MAP reached by a position), or when a
+   *   position is past the end.
+   */
+  set(path: string, value: FieldValue): void {
+    const segments = parseFieldPath(path);
+    const last = segments[segments.length - 1];
+    if (last === undefined) {
+      this.value = value;
+      return;
+    }
+    let parent: FieldValue = this.value;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const segment = segments[i] as PathSegment;
+      let child = childOf(parent, segment);
+      if (child === undefined) {
+        const next = segments[i + 1] as PathSegment;
+        if (segment.kind === 'index' || next.kind === 'index') {
+          throw notAContainer(path, segments, i + 1, 'missing, and only a MAP reached by a key is created');
+        }
+        child = {};
+        putChild(parent, segment, child, path, segments, i);
+      }
+      parent = child;
+    }
+    putChild(parent, last, value, path, segments, segments.length - 1);
+  }
+
+  /**
+   * Removes the field at `path`: a key of a MAP or LIST_MAP, or a position of a LIST or LIST_MAP (later items
+   * move up). `'/'` sets the value to null. Returns whether a field was removed; a path that leads nowhere
+   * gives `false`.
+   *
+   * @throws RangeError when `path` is malformed.
+   */
+  delete(path: string): boolean {
+    const segments = parseFieldPath(path);
+    const last = segments[segments.length - 1];
+    if (last === undefined) {
+      const had = this.value !== null;
+      this.value = null;
+      return had;
+    }
+    let parent: FieldValue | undefined = this.value;
+    for (let i = 0; i < segments.length - 1; i++) {
+      parent = childOf(parent as FieldValue, segments[i] as PathSegment);
+      if (parent === undefined) return false;
+    }
+    return removeChild(parent as FieldValue, last);
+  }
+
+  /**
+   * The typed view of the field at `path` (type, unwrapped value, field attributes), or `undefined` when the path
+   * leads nowhere. @throws RangeError when `path` is malformed.
+   */
+  field(path: string): FieldView | undefined {
+    const node = this.get(path);
+    return node === undefined ? undefined : viewOf(node);
+  }
+
+  /**
+   * A deep copy: the value tree (typed wrappers, Dates, byte arrays, Maps included) and the header. Nothing the
+   * copy holds is shared with this record except the frozen base attributes.
+   */
+  clone(): DataRecord {
+    return new DataRecord(cloneFieldValue(this.value), { header: this.header.clone() });
+  }
+}
+
+/** The typed view of one node. */
+function viewOf(node: FieldValue): FieldView {
+  if (isTypedField(node))
+    return { type: node.type, value: node.value, attributes: node.attributes } as FieldView;
+  return { type: fieldTypeOf(node), value: node, attributes: undefined } as FieldView;
+}
+
+/**
+ * A deep copy of a value tree: arrays, plain objects (keeping a null prototype), `Map`s, typed wrappers (with
+ * their field attributes), `Date`s and byte arrays (a `Buffer` stays a `Buffer`) are copied; primitives are
+ * immutable and kept.
+ */
+export function cloneFieldValue(value: FieldValue): FieldValue {
+  return cloneNode(value) as FieldValue;
+}
+
+type Node = FieldValue | Map<string, FieldValue>;
+
+function cloneNode(value: Node): Node {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneFieldValue);
+  if (isTypedField(value)) {
+    const inner = value.value === null ? null : cloneNode(value.value);
+    const attributes = value.attributes === undefined ? undefined : Object.freeze({ ...value.attributes });
+    return new TypedField(value.type, inner as TypedValueOf[FieldType], attributes);
+  }
+  if (value instanceof Uint8Array) return Uint8Array.prototype.slice.call(value);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof Map) {
+    const copy = new Map<string, FieldValue>();
+    for (const [key, item] of value) copy.set(key, cloneFieldValue(item));
+    return copy;
+  }
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as PlainMap;
+  for (const key of Object.keys(value)) setOwn(copy, key, cloneFieldValue(value[key] as FieldValue));
+  return copy;
+}
+
+// A plain assignment to '__proto__' would set the prototype instead of adding the key.
+function setOwn(map: PlainMap, key: string, value: FieldValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    map[key] = value;
+  }
+}
+
+/** What a container node holds, looking through a typed wrapper; `undefined` when it is not a container. */
+function containerOf(node: FieldValue): FieldValue[] | PlainMap | Map<string, FieldValue> | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) return node;
+  if (isTypedField(node)) {
+    if (node.type === 'MAP' || node.type === 'LIST' || node.type === 'LIST_MAP') {
+      return (node.value as FieldValue[] | PlainMap | Map<string, FieldValue> | null) ?? undefined;
+    }
+    return undefined;
+  }
+  return isPlainMap(node) ? node : undefined;
+}
+
+function childOf(node: FieldValue, segment: PathSegment): FieldValue | undefined {
+  const container = containerOf(node);
+  if (container === undefined) return undefined;
+  if (segment.kind === 'key') {
+    if (container instanceof Map) return container.get(segment.key);
+    if (Array.isArray(container)) return undefined;
+    return hasOwn(container, segment.key) ? container[segment.key] : undefined;
+  }
+  if (Array.isArray(container))
+    return segment.index < container.length ? container[segment.index] : undefined;
+  if (container instanceof Map) return entryAt(container, segment.index)?.[1];
+  return undefined;
+}
+
+function entryAt(map: Map<string, FieldValue>, index: number): [string, FieldValue] | undefined {
+  if (index >= map.size) return undefined;
+  let i = 0;
+  for (const entry of map) {
+    if (i === index) return entry;
+    i++;
+  }
+  return undefined;
+}
+
+function notAContainer(
+  path: string,
+  segments: readonly PathSegment[],
+  upTo: number,
+  why: string,
+): RangeError {
+  const at = formatFieldPath(segments.slice(0, upTo));
+  return new RangeError(`Cannot set field path ${JSON.stringify(path)}: the field at ${at} is ${why}.`);
+}
+
+function putChild(
+  node: FieldValue,
+  segment: PathSegment,
+  value: FieldValue,
+  path: string,
+  segments: readonly PathSegment[],
+  at: number,
+): void {
+  const container = containerOf(node);
+  if (container === undefined) {
+    const what = node === null ? 'null' : `of type ${fieldTypeOf(node)}, not a container`;
+    throw notAContainer(path, segments, at, what);
+  }
+  if (segment.kind === 'key') {
+    if (container instanceof Map) container.set(segment.key, value);
+    else if (Array.isArray(container))
+      throw notAContainer(path, segments, at, 'a LIST, which takes [n], not a key');
+    else setOwn(container, segment.key, value);
+    return;
+  }
+  if (Array.isArray(container)) {
+    if (segment.index > container.length) {
+      throw notAContainer(
+        path,
+        segments,
+        at,
+        `a LIST of ${container.length}, too short for [${segment.index}]`,
+      );
+    }
+    container[segment.index] = value;
+  } else if (container instanceof Map) {
+    const entry = entryAt(container, segment.index);
+    if (entry === undefined) {
+      throw notAContainer(
+        path,
+        segments,
+        at,
+        `a LIST_MAP of ${container.size}, too short for [${segment.index}]`,
+      );
+    }
+    container.set(entry[0], value);
+  } else {
+    throw notAContainer(path, segments, at, 'a MAP, which takes a key, not [n]');
+  }
+}
+
+function removeChild(node: FieldValue, segment: PathSegment): boolean {
+  const container = containerOf(node);
+  if (container === undefined) return false;
+  if (segment.kind === 'key') {
+    if (container instanceof Map) return container.delete(segment.key);
+    if (Array.isArray(container) || !hasOwn(container, segment.key)) return false;
+    delete container[segment.key];
+    return true;
+  }
+  if (Array.isArray(container)) {
+    if (segment.index >= container.length) return false;
+    container.splice(segment.index, 1);
+    return true;
+  }
+  if (container instanceof Map) {
+    const entry = entryAt(container, segment.index);
+    return entry !== undefined && container.delete(entry[0]);
+  }
+  return false;
+}
