@@ -1,0 +1,54 @@
+import type { Batch } from './batch';
+
+/**
+ * The contract between the origin and the host engine that runs the pipeline. A host implements it to run the
+ * stages after the origin; `InProcessRunnerPool` is the embedded default.
+ *
+ * The origin calls `run` once per admitted request, from as many requests at once as `maxConcurrentRequests`
+ * allows, and never for the same batch twice. The pool decides which runner takes the batch and when; when all
+ * runners are busy, `run` waits for one.
+ *
+ * Ordering: the records of one batch are in body order and a pool must hand them to the stages in that order.
+ * Batches of different requests may finish in any order.
+ */
+export interface RunnerPool {
+  /** The number of runners: how many batches can be in the pipeline at the same time. At least 1. */
+  readonly size: number;
+
+  /**
+   * Runs `batch` through every stage after the origin.
+   *
+   * Resolves when every stage is done with the batch; from then on the origin reads `batch.response` and owns it
+   * again, so no stage may touch the batch afterwards. Rejects when the pipeline failed (a stage threw, or the
+   * pipeline was stopped); the origin answers such a request with 500 (`ORIGIN_PIPELINE_FAILED`).
+   *
+   * `signal` aborts when the origin gives up on the batch: the response timeout passed, or the origin is being
+   * destroyed. A pool should then drop the batch if it has not started it yet and tell running stages, so that
+   * they can stop early; after the abort the origin no longer waits for the returned promise, so it may settle
+   * whenever the stages are done.
+   */
+  run(batch: Batch, signal: AbortSignal): Promise<void>;
+
+  /**
+   * Optional. Called once by the host when it shuts the pool down (the origin does not own the pool and never
+   * calls it). Should let running batches finish and resolve when they have.
+   */
+  close?(): Promise<void>;
+}
+
+/** What a {@link Pipeline} learns about the run it is called for. */
+export interface PipelineContext {
+  /**
+   * The runner taking the batch, `0 .. size - 1`. A runner runs one batch at a time, so a host can keep one set
+   * of stage instances per runner id without locking.
+   */
+  readonly runnerId: number;
+  /** Aborts when the origin gives up on the batch (response timeout, destroy); never aborts for idle batches. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The stages after the origin, as one function of a batch, for `InProcessRunnerPool`. It is done with the
+ * batch when it returns (or its promise resolves); throwing (or rejecting) fails the batch.
+ */
+export type Pipeline = (batch: Batch, context: PipelineContext) => void | Promise<void>;

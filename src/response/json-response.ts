@@ -1,0 +1,186 @@
+import { OriginError, isOriginError } from '../errors/origin-error';
+import type { DataRecord } from '../record/data-record';
+import { fieldValueToJson } from '../record/json-text';
+import type { ResponseSink } from './response-sink';
+import { responseStatus } from './status-rule';
+
+/** The parts of the HTTP Response config the JSON renderer reads (`httpResponse` with defaults applied). */
+export interface JsonResponseConfig {
+  /** Send the records without the envelope. */
+  readonly sendRawResponse: boolean;
+  /** How raw mode presents several records; the envelope is always one object. */
+  readonly jsonContent: 'arrayOfObjects' | 'multipleObjects';
+  /** UTF-8, UTF-16LE, ISO-8859-1 (latin1) or US-ASCII, in any letter case. */
+  readonly charset: string;
+}
+
+/** A response ready to be written: `res.writeHead(status, headers); res.end(body)`. */
+export interface RenderedResponse {
+  readonly status: number;
+  /** `Content-Type` first, then the headers the pipeline asked for. `Content-Length` is left to the HTTP layer. */
+  readonly headers: Record<string, string>;
+  /** The encoded body; the caller owns it. */
+  readonly body: Buffer;
+}
+
+interface ResponseCharset {
+  /** The IANA name sent in `Content-Type`, lowercased. */
+  readonly label: string;
+  readonly encoding: BufferEncoding;
+  /** Characters the encoding cannot carry; the JSON text writes them as `\uXXXX` escapes instead. */
+  readonly unencodable?: RegExp;
+}
+
+const UTF_8: ResponseCharset = { label: 'utf-8', encoding: 'utf8' };
+const UTF_16LE: ResponseCharset = { label: 'utf-16le', encoding: 'utf16le' };
+const ISO_8859_1: ResponseCharset = {
+  label: 'iso-8859-1',
+  encoding: 'latin1',
+  unencodable: /[\u0100-\uffff]/g,
+};
+// Node's 'ascii' encoder writes latin1 bytes; escaping everything above 0x7F first keeps the body pure ASCII.
+const US_ASCII: ResponseCharset = { label: 'us-ascii', encoding: 'latin1', unencodable: /[\u0080-\uffff]/g };
+
+const CHARSETS: ReadonlyMap<string, ResponseCharset> = new Map([
+  ['utf-8', UTF_8],
+  ['utf8', UTF_8],
+  ['utf-16le', UTF_16LE],
+  ['utf16le', UTF_16LE],
+  ['iso-8859-1', ISO_8859_1],
+  ['iso8859-1', ISO_8859_1],
+  ['latin1', ISO_8859_1],
+  ['us-ascii', US_ASCII],
+  ['ascii', US_ASCII],
+]);
+
+/** True when `charset` (any letter case) is one the JSON response can be encoded in. */
+export function isSupportedResponseCharset(charset: string): boolean {
+  return CHARSETS.has(charset.toLowerCase());
+}
+
+function resolveCharset(charset: string): ResponseCharset {
+  const found = CHARSETS.get(charset.toLowerCase());
+  if (found === undefined) throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset });
+  return found;
+}
+
+function escapeUnit(unit: string): string {
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+function encode(text: string, charset: ResponseCharset): Buffer {
+  // Outside strings JSON text is ASCII, so every character matched here is inside a string, where an escape
+  // means the same character.
+  const safe = charset.unencodable === undefined ? text : text.replace(charset.unencodable, escapeUnit);
+  return Buffer.from(safe, charset.encoding);
+}
+
+// The HTTP layer owns these: a pipeline header must not describe a body other than the one rendered here.
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
+
+function responseHeaders(charset: ResponseCharset, sink: ResponseSink | undefined): Record<string, string> {
+  const headers = Object.create(null) as Record<string, string>;
+  headers['Content-Type'] = `application/json; charset=${charset.label}`;
+  if (sink === undefined) return headers;
+  const asked = sink.headers;
+  for (const name of Object.keys(asked)) {
+    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
+    headers[name] = (asked[name] as readonly string[]).join(', ');
+  }
+  return headers;
+}
+
+/** The records' values as JSON texts joined by `separator`; the hot path of every response. */
+function joinValues(records: readonly DataRecord[], separator: string): string {
+  let text = '';
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0) text += separator;
+    text += fieldValueToJson((records[i] as DataRecord).value);
+  }
+  return text;
+}
+
+function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
+  for (const record of records) {
+    if (record.header.errorMessage !== undefined) return record.header.errorMessage;
+  }
+  return undefined;
+}
+
+function envelopeText(status: number, data: string, error: string, errorMessage: string | undefined): string {
+  const message = errorMessage === undefined ? 'null' : JSON.stringify(errorMessage);
+  return `{"httpStatusCode":${status},"data":[${data}],"error":[${error}],"errorMessage":${message}}`;
+}
+
+function rawText(records: readonly DataRecord[], jsonContent: JsonResponseConfig['jsonContent']): string {
+  if (records.length === 0) return '';
+  return jsonContent === 'arrayOfObjects' ? `[${joinValues(records, ',')}]` : joinValues(records, '\n');
+}
+
+/**
+ * Renders the JSON response to one batch from what the pipeline put in `sink`.
+ *
+ * - Status: {@link responseStatus} (200 when the sink is empty, the one code, or 207 for mixed codes).
+ * - Envelope (default): one compact object, keys in this order: `httpStatusCode`, `data` (data record values),
+ *   `error` (error record values), `errorMessage` (the message of the first error record that has one, else
+ *   `null`), e.g. `{"httpStatusCode":200,"data":[{"a":1}],"error":[],"errorMessage":null}`. `jsonContent` does
+ *   not apply to it.
+ * - Raw (`sendRawResponse`): the error record values when there are any, else the data record values, else an
+ *   empty body. `arrayOfObjects` writes one array `[v1,v2]`; `multipleObjects` one value per line, joined by
+ *   `\n` with no newline after the last.
+ * - Headers: `Content-Type: application/json; charset=<charset>` (also for an empty raw body), then the
+ *   headers the pipeline asked for, several values of one name joined by `, `. A pipeline header named
+ *   `Content-Type`, `Content-Length` or `Transfer-Encoding` is dropped.
+ * - Charset: text outside the charset (ISO-8859-1, US-ASCII) is written as JSON `\uXXXX` escapes, so the body
+ *   stays exact.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` for another charset; `ORIGIN_RESPONSE_RENDER_FAILED`
+ *   when a record value cannot be written as JSON.
+ */
+export function renderJsonResponse(sink: ResponseSink, config: JsonResponseConfig): RenderedResponse {
+  const charset = resolveCharset(config.charset);
+  const status = responseStatus(sink);
+  let text: string;
+  try {
+    if (config.sendRawResponse) {
+      const errors = sink.errorRecords;
+      text = rawText(errors.length > 0 ? errors : sink.dataRecords, config.jsonContent);
+    } else {
+      const errors = sink.errorRecords;
+      text = envelopeText(
+        status,
+        joinValues(sink.dataRecords, ','),
+        joinValues(errors, ','),
+        firstErrorMessage(errors),
+      );
+    }
+  } catch (error) {
+    if (isOriginError(error)) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail }, { cause: error });
+  }
+  return { status, headers: responseHeaders(charset, sink), body: encode(text, charset) };
+}
+
+/**
+ * Renders the JSON answer to a request the origin rejected (or whose batch failed):
+ * `{"httpStatusCode":<status>,"data":[],"error":[],"errorMessage":"<errorMessage>"}` with `status` as the HTTP
+ * status. `errorMessage` is sent as given; by convention it is `"<CODE> - <message>"` (`OriginError.describe()`).
+ *
+ * Raw mode uses this envelope too: a raw body has no place for the error, and a client must be able to tell a
+ * rejection from an empty answer.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` when `config.charset` is not supported.
+ */
+export function renderJsonEnvelopeError(
+  status: number,
+  errorMessage: string,
+  config: Pick<JsonResponseConfig, 'charset'>,
+): RenderedResponse {
+  const charset = resolveCharset(config.charset);
+  return {
+    status,
+    headers: responseHeaders(charset, undefined),
+    body: encode(envelopeText(status, '', '', errorMessage), charset),
+  };
+}

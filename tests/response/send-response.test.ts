@@ -1,0 +1,103 @@
+import { createIdleBatch, createRequestBatch, type Batch } from '../../src/pipeline/batch';
+import { DataRecord } from '../../src/record/data-record';
+import { SendErrorResponse, SendResponse } from '../../src/response/send-response';
+
+function batchOf(records: DataRecord[], errorRecords: DataRecord[] = []): Batch {
+  return createRequestBatch({
+    records,
+    errorRecords,
+    request: {
+      requestId: 'r-1',
+      method: 'POST',
+      path: '/',
+      queryString: '',
+      remoteHost: '127.0.0.1',
+      headers: {},
+      receivedAt: 0,
+    },
+  });
+}
+
+const errorRecord = (value: string, message: string): DataRecord =>
+  DataRecord.createErrorRecord(new DataRecord(value), { code: 'E', message, stage: 'origin' });
+
+describe('SendResponse', () => {
+  it('adds all records of the batch with status 200 by default', () => {
+    const records = [new DataRecord({ a: 1 }), new DataRecord({ a: 2 })];
+    const batch = batchOf(records);
+    new SendResponse().write(batch);
+    expect(batch.response?.dataRecords).toEqual(records);
+    expect(batch.response?.errorRecords).toEqual([]);
+    expect(batch.response?.statusCodes).toEqual([200]);
+  });
+
+  it('adds the records it is given with its status code and headers', () => {
+    const records = [new DataRecord({ a: 1 }), new DataRecord({ a: 2 })];
+    const batch = batchOf(records);
+    new SendResponse({ statusCode: 201, headers: { Location: '/orders/1' } }).write(batch, records.slice(1));
+    expect(batch.response?.dataRecords).toEqual([records[1]]);
+    expect(batch.response?.statusCodes).toEqual([201]);
+    expect(batch.response?.headers).toEqual({ Location: ['/orders/1'] });
+  });
+
+  it('ignores a batch without a response sink', () => {
+    const idle = createIdleBatch();
+    expect(() => new SendResponse().write(idle, [new DataRecord(1)])).not.toThrow();
+    expect(idle.response).toBeUndefined();
+  });
+
+  it.each([0, 99, 1000, 1.5])('refuses status code %p at construction', (statusCode) => {
+    expect(() => new SendResponse({ statusCode })).toThrow(
+      expect.objectContaining({ code: 'ORIGIN_RESPONSE_STATUS_INVALID' }),
+    );
+  });
+
+  it('accepts any three-digit status code, as the engine accepts 867', () => {
+    expect(new SendResponse({ statusCode: 867 }).statusCode).toBe(867);
+  });
+
+  it('refuses an invalid header at construction', () => {
+    expect(() => new SendResponse({ headers: { 'X-A': 'a\nb' } })).toThrow(
+      expect.objectContaining({ code: 'ORIGIN_RESPONSE_HEADER_INVALID' }),
+    );
+  });
+
+  it('keeps its own copy of the headers it was given', () => {
+    const headers: Record<string, string> = { 'X-A': '1' };
+    const destination = new SendResponse({ headers });
+    headers['X-A'] = 'changed';
+    expect(destination.headers).toEqual({ 'X-A': '1' });
+  });
+});
+
+describe('SendResponse.forErrors', () => {
+  it('adds the batch error records with status 500 by default', () => {
+    const errors = [errorRecord('x', 'E - bad')];
+    const batch = batchOf([new DataRecord(1)], errors);
+    const destination = SendResponse.forErrors();
+    expect(destination).toBeInstanceOf(SendErrorResponse);
+    destination.write(batch);
+    expect(batch.response?.errorRecords).toEqual(errors);
+    expect(batch.response?.dataRecords).toEqual([]);
+    expect(batch.response?.statusCodes).toEqual([500]);
+  });
+
+  it('adds the error records it is given with its status code and headers', () => {
+    const batch = batchOf([]);
+    const failed = [errorRecord('y', 'E - worse')];
+    SendResponse.forErrors({ statusCode: 422, headers: { 'X-Error': 'yes' } }).write(batch, failed);
+    expect(batch.response?.errorRecords).toEqual(failed);
+    expect(batch.response?.statusCodes).toEqual([422]);
+    expect(batch.response?.headers).toEqual({ 'X-Error': ['yes'] });
+  });
+
+  it('ignores a batch without a response sink', () => {
+    expect(() => SendResponse.forErrors().write(createIdleBatch())).not.toThrow();
+  });
+
+  it('refuses an invalid status code at construction', () => {
+    expect(() => new SendErrorResponse({ statusCode: 42 })).toThrow(
+      expect.objectContaining({ code: 'ORIGIN_RESPONSE_STATUS_INVALID' }),
+    );
+  });
+});

@@ -1,0 +1,50 @@
+import { createRequestBatch, type Batch } from '../../src/pipeline/batch';
+import { DataRecord } from '../../src/record/data-record';
+import { ResponseSink } from '../../src/response/response-sink';
+import { SendResponse } from '../../src/response/send-response';
+import { responseStatus } from '../../src/response/status-rule';
+
+function batchOf(records: DataRecord[], errorRecords: DataRecord[] = []): Batch {
+  return createRequestBatch({
+    records,
+    errorRecords,
+    request: {
+      requestId: 'r-1',
+      method: 'POST',
+      path: '/',
+      queryString: '',
+      remoteHost: '127.0.0.1',
+      headers: {},
+      receivedAt: 0,
+    },
+  });
+}
+
+const errorRecord = (value: string, message: string): DataRecord =>
+  DataRecord.createErrorRecord(new DataRecord(value), { code: 'E', message, stage: 'origin' });
+
+describe('responseStatus', () => {
+  it('is 200 when no record reached the response', () => {
+    expect(responseStatus(new ResponseSink())).toBe(200);
+  });
+
+  it('is the one status code all records came with', () => {
+    const batch = batchOf([new DataRecord(1), new DataRecord(2)]);
+    new SendResponse({ statusCode: 202 }).write(batch, batch.records.slice(0, 1));
+    new SendResponse({ statusCode: 202 }).write(batch, batch.records.slice(1));
+    expect(responseStatus(batch.response as ResponseSink)).toBe(202);
+  });
+
+  it('is the error form default 500 when only error records came', () => {
+    const batch = batchOf([], [errorRecord('x', 'E - bad')]);
+    SendResponse.forErrors().write(batch);
+    expect(responseStatus(batch.response as ResponseSink)).toBe(500);
+  });
+
+  it('is 207 when records came with different status codes', () => {
+    const batch = batchOf([new DataRecord(1)], [errorRecord('x', 'E - bad')]);
+    new SendResponse().write(batch);
+    SendResponse.forErrors().write(batch);
+    expect(responseStatus(batch.response as ResponseSink)).toBe(207);
+  });
+});
