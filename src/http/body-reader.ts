@@ -1,0 +1,325 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { uncompress } from 'snappy';
+
+import { OriginError } from '../errors/origin-error';
+import { checkContentEncoding, type ContentCoding } from './content-encoding';
+import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from './snappy-framing';
+
+/**
+ * A request body to read: Node's `IncomingMessage`, or any `Readable` / async iterable of bytes with the
+ * request's headers beside it. When `complete` is present (as on `IncomingMessage`), a body that ends while it
+ * is `false` was cut short by the client.
+ */
+export interface RequestBody extends AsyncIterable<Uint8Array> {
+  readonly headers: IncomingHttpHeaders;
+  readonly complete?: boolean;
+}
+
+/** How much of a body the origin accepts, and how to stop reading early. */
+export interface BodyReadOptions {
+  /**
+   * The most bytes accepted, counted once on the bytes received (`raw`) and once on the bytes after undoing
+   * the Content-Encoding (`decoded`). Exactly this many is allowed; one more is refused. A non-negative integer.
+   */
+  readonly maxRequestBytes: number;
+  /** The limit as the user configured it, for the 413 message; defaults to `maxRequestBytes / 10^6`. */
+  readonly limitMb?: number;
+  /** When it aborts, reading stops and the iterable throws the signal's `reason`. */
+  readonly signal?: AbortSignal;
+}
+
+/** The size of the decoded chunks that gzip and raw snappy produce. */
+const DECODED_CHUNK_BYTES = 64 * 1024;
+
+interface Limit {
+  readonly maxRequestBytes: number;
+  readonly limitMb: number;
+}
+
+function limitOf(options: BodyReadOptions): Limit {
+  const { maxRequestBytes } = options;
+  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0) {
+    throw new RangeError(`maxRequestBytes must be a non-negative integer, got ${maxRequestBytes}`);
+  }
+  return { maxRequestBytes, limitMb: options.limitMb ?? maxRequestBytes / 1_000_000 };
+}
+
+/**
+ * The 413 error for a body over the limit: `OriginError` `ORIGIN_HTTP_BODY_TOO_LARGE` with params
+ * `{ which, limitMb, limitBytes }`. `which` is `'raw'` for the bytes received (or declared in Content-Length),
+ * `'decoded'` for the bytes after undoing the Content-Encoding.
+ */
+export function bodyTooLargeError(
+  which: 'raw' | 'decoded',
+  options: Pick<BodyReadOptions, 'maxRequestBytes' | 'limitMb'>,
+): OriginError<'ORIGIN_HTTP_BODY_TOO_LARGE'> {
+  const limit = limitOf(options);
+  return new OriginError('ORIGIN_HTTP_BODY_TOO_LARGE', {
+    which,
+    limitMb: limit.limitMb,
+    limitBytes: limit.maxRequestBytes,
+  });
+}
+
+/**
+ * True when the request declares a `Content-Length` above `maxRequestBytes`, so the origin can answer 413
+ * (with {@link bodyTooLargeError}`('raw', …)`) before reading a byte. False when the header is absent (chunked
+ * bodies are limited while they are read) or not a number (Node's parser already refuses such requests).
+ */
+export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestBytes: number): boolean {
+  const declared = headers['content-length'];
+  if (declared === undefined) return false;
+  const length = Number(declared);
+  return Number.isFinite(length) && length > maxRequestBytes;
+}
+
+/**
+ * Reads a request body and yields it DECODED, chunk by chunk, undoing its `Content-Encoding` (absent or
+ * `identity`: as sent; `gzip` / `x-gzip`, one or more members; `snappy`: the framing format when the body starts
+ * with the stream identifier, else one raw snappy block as Prometheus remote-write sends; a list such as
+ * `gzip, snappy` is undone in reverse order, see {@link checkContentEncoding}). An empty body yields nothing,
+ * whatever its Content-Encoding.
+ *
+ * The reading is pull-based: nothing is read from `body` until the consumer asks for the next chunk, and at most
+ * a few small fixed buffers (of 64 KiB or less) are held ahead of the consumer, so a slow consumer slows the client down
+ * instead of filling memory. The one exception is a raw snappy block, which can only be decompressed whole: its
+ * compressed bytes are gathered (within the raw limit) and decompressed once, after its declared length was
+ * checked against the limit. Chunks belong to the consumer once yielded; identity chunks are the request's own.
+ *
+ * The Content-Encoding is checked when this function is called, before any byte is read: an unsupported one
+ * throws `ORIGIN_HTTP_ENCODING_UNSUPPORTED` (415) synchronously. The iterable then throws:
+ * - `ORIGIN_HTTP_BODY_TOO_LARGE` (413), params `{ which: 'raw' | 'decoded', limitMb, limitBytes }`, as soon as
+ *   either count passes `maxRequestBytes` (a raw snappy block: as soon as its declared length does); decoding
+ *   stops at once, so a gzip bomb costs no more than the limit;
+ * - `ORIGIN_HTTP_BODY_CORRUPT` (400), params `{ encoding, detail }`, when the body does not decode;
+ * - `ORIGIN_HTTP_BODY_ABORTED` (400) when the client closes the connection before the body is complete (or the
+ *   body stream fails);
+ * - the signal's `reason` when `options.signal` aborts.
+ * Errors keep the underlying error as `cause`.
+ *
+ * An `IncomingMessage` is not destroyed when reading stops early (a limit, a corrupt body, the consumer breaking
+ * off), so the caller can still answer 413 or 400 on the same connection; it should answer with
+ * `Connection: close`, as the rest of the body was not read.
+ *
+ * @throws RangeError synchronously when `maxRequestBytes` is not a non-negative integer.
+ */
+export function readDecodedBody(body: RequestBody, options: BodyReadOptions): AsyncIterable<Uint8Array> {
+  const codings = checkContentEncoding(body.headers['content-encoding']);
+  return decodeBody(body, codings, limitOf(options), options.signal);
+}
+
+async function* decodeBody(
+  body: RequestBody,
+  codings: readonly ContentCoding[],
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  signal?.throwIfAborted();
+  let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal);
+  // The list names codings in the order they were applied, so they are undone from the last one back.
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const decoded = codings[i] === 'gzip' ? gunzip(stream, signal) : unsnappy(stream, limit, signal);
+    stream = limitDecoded(decoded, limit, signal);
+  }
+  yield* stream;
+}
+
+async function* readRawBody(
+  body: RequestBody,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  // Leaving the loop early must not destroy the request: the socket is still needed to send the 413 or 400.
+  const iterator: AsyncIterator<unknown> =
+    body instanceof Readable ? body.iterator({ destroyOnReturn: false }) : body[Symbol.asyncIterator]();
+  const aborted = signal === undefined ? undefined : abortPromise(signal);
+  let received = 0;
+  try {
+    for (;;) {
+      let step: IteratorResult<unknown>;
+      try {
+        step = await (aborted === undefined
+          ? iterator.next()
+          : Promise.race([iterator.next(), aborted.promise]));
+      } catch (error) {
+        throw readFailure(error, signal);
+      }
+      if (step.done === true) break;
+      const chunk = step.value;
+      if (!(chunk instanceof Uint8Array)) {
+        throw new TypeError(
+          'The request body yielded a chunk that is not bytes; do not call setEncoding on it',
+        );
+      }
+      received += chunk.length;
+      if (received > limit.maxRequestBytes) throw bodyTooLargeError('raw', limit);
+      yield chunk;
+    }
+    if (body.complete === false) throw new OriginError('ORIGIN_HTTP_BODY_ABORTED');
+  } finally {
+    aborted?.dispose();
+    // Not awaited: after an abort the iterator may still wait for a byte that never comes.
+    Promise.resolve(iterator.return?.()).catch(ignore);
+  }
+}
+
+function readFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted === true) return signal.reason;
+  if (error instanceof OriginError) return error;
+  return new OriginError('ORIGIN_HTTP_BODY_ABORTED', {}, { cause: error });
+}
+
+function abortPromise(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
+  let onAbort = ignore;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+  });
+  promise.catch(ignore);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+function ignore(): void {}
+
+async function* limitDecoded(
+  source: AsyncIterable<Uint8Array>,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let decoded = 0;
+  for await (const chunk of source) {
+    decoded += chunk.length;
+    // Throwing here returns the decoder stage, which destroys its inflater: nothing more is inflated.
+    if (decoded > limit.maxRequestBytes) throw bodyTooLargeError('decoded', limit);
+    signal?.throwIfAborted();
+    yield chunk;
+  }
+}
+
+function decodeFailure(encoding: ContentCoding, error: unknown, signal: AbortSignal | undefined): unknown {
+  if (error instanceof OriginError) return error;
+  if (signal?.aborted === true) return signal.reason;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new OriginError('ORIGIN_HTTP_BODY_CORRUPT', { encoding, detail }, { cause: error });
+}
+
+/** The source's first chunk, and an iterable of the whole source again; `undefined` when the source is empty. */
+async function peek(
+  source: AsyncIterable<Uint8Array>,
+): Promise<{ first: Uint8Array; rest: AsyncIterator<Uint8Array> } | undefined> {
+  const rest = source[Symbol.asyncIterator]();
+  const step = await rest.next();
+  return step.done === true ? undefined : { first: step.value, rest };
+}
+
+async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield first;
+    yield* { [Symbol.asyncIterator]: () => rest };
+  } finally {
+    await rest.return?.();
+  }
+}
+
+async function* gunzip(
+  source: AsyncIterable<Uint8Array>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  // zlib calls an empty input truncated; an empty body is empty whatever its Content-Encoding says.
+  const head = await peek(source);
+  if (head === undefined) return;
+  const inflater = createGunzip({ chunkSize: DECODED_CHUNK_BYTES });
+  const feeder = Readable.from(prepend(head.first, head.rest), { objectMode: false });
+  // The pipeline carries a source error into the inflater, where the loop below sees it; errors raised while
+  // tearing down are already reported there, hence the empty handlers.
+  feeder.on('error', ignore);
+  inflater.on('error', ignore);
+  pipeline(feeder, inflater, ignore);
+  try {
+    for await (const chunk of inflater) yield chunk as Buffer;
+  } catch (error) {
+    throw decodeFailure('gzip', error, signal);
+  } finally {
+    inflater.destroy();
+    feeder.destroy();
+  }
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+async function* unsnappy(
+  source: AsyncIterable<Uint8Array>,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    // Enough bytes to tell the framing format from a raw block, and to hold a raw block's whole length varint.
+    const head: Uint8Array[] = [];
+    let headBytes = 0;
+    while (headBytes < SNAPPY_STREAM_IDENTIFIER.length) {
+      const step = await iterator.next();
+      if (step.done === true) break;
+      head.push(step.value);
+      headBytes += step.value.length;
+    }
+    if (headBytes === 0) return;
+    const prefix = head.length === 1 ? head[0]! : Buffer.concat(head);
+    if (startsWith(prefix, SNAPPY_STREAM_IDENTIFIER)) {
+      const decoder = new SnappyFramedDecoder();
+      yield* decoder.push(prefix);
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done === true) break;
+        yield* decoder.push(step.value);
+      }
+      decoder.end();
+      return;
+    }
+    yield* await decodeRawSnappy(prefix, iterator, limit, signal);
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+async function decodeRawSnappy(
+  prefix: Uint8Array,
+  rest: AsyncIterator<Uint8Array>,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array[]> {
+  const declared = snappyBlockLength(prefix);
+  if (declared === undefined) {
+    throw new OriginError('ORIGIN_HTTP_BODY_CORRUPT', {
+      encoding: 'snappy',
+      detail: 'the body is neither a snappy framed stream nor a raw snappy block with a valid length',
+    });
+  }
+  // Refused before gathering the rest or decompressing: the declared length is what decompression allocates.
+  if (declared.length > limit.maxRequestBytes) throw bodyTooLargeError('decoded', limit);
+  const compressed: Uint8Array[] = [prefix];
+  for (;;) {
+    const step = await rest.next();
+    if (step.done === true) break;
+    compressed.push(step.value);
+  }
+  let block: Buffer;
+  try {
+    block = (await uncompress(Buffer.concat(compressed), { asBuffer: true }, signal)) as Buffer;
+  } catch (error) {
+    throw decodeFailure('snappy', error, signal);
+  }
+  // Views, not copies: consumers see chunks of the usual size, so a parser can yield between them.
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < block.length; offset += DECODED_CHUNK_BYTES) {
+    chunks.push(block.subarray(offset, offset + DECODED_CHUNK_BYTES));
+  }
+  return chunks;
+}

@@ -1,0 +1,87 @@
+import type { IncomingMessage } from 'node:http';
+
+/** Options of {@link requestAttributes}. */
+export interface RequestAttributeOptions {
+  /** Copy `Authorization` and `Proxy-Authorization` into the attributes; off by default in the config. */
+  readonly copyAuthorizationHeaders: boolean;
+}
+
+// Lower-cased, so that a header of that name in any case is recognised.
+const FIXED_ATTRIBUTES = new Set(['method', 'path', 'querystring', 'remotehost']);
+const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
+const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/**
+ * The record header attributes of a request (spec §2.7), the shared base of every record made from it:
+ *
+ * - `method`: the request method as sent;
+ * - `path`: the URL path as sent (not percent-decoded), `/` for the root; for an absolute-form target
+ *   (`http://host/a`, as sent to proxies) the part after the authority;
+ * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none;
+ * - `remoteHost`: the client IP address of the socket (an IPv4-mapped IPv6 address is given as plain IPv4;
+ *   `X-Forwarded-For` is not consulted), `''` when the socket is gone;
+ * - then one attribute per request header, named exactly as the client spelled it (the first spelling wins when
+ *   a header is repeated in different cases), in the order the headers first appear. Repeated headers are joined
+ *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).
+ *
+ * A header named `method`, `path`, `queryString` or `remoteHost` (in any case) is dropped: it cannot overwrite
+ * those four. `Authorization` and `Proxy-Authorization` (in any case) are dropped unless
+ * `options.copyAuthorizationHeaders`, so that credentials do not travel with records.
+ *
+ * Runs once per request in time linear in the header count. The result is a new frozen object.
+ */
+export function requestAttributes(
+  req: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
+  options: RequestAttributeOptions,
+): Readonly<Record<string, string>> {
+  const { path, queryString } = splitTarget(req.url ?? '/');
+  const remoteAddress = req.socket?.remoteAddress ?? '';
+  const attributes: Record<string, string> = {
+    method: req.method ?? '',
+    path,
+    queryString,
+    remoteHost: IPV4_MAPPED.exec(remoteAddress)?.[1] ?? remoteAddress,
+  };
+
+  // Keyed by the lower-cased name, so that `X-A` and `x-a` are one header; the value holds the first spelling.
+  const headers = new Map<string, [name: string, value: string]>();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    const value = raw[i + 1]!;
+    const key = name.toLowerCase();
+    if (FIXED_ATTRIBUTES.has(key)) continue;
+    if (!options.copyAuthorizationHeaders && AUTHORIZATION_HEADERS.has(key)) continue;
+    const seen = headers.get(key);
+    if (seen === undefined) headers.set(key, [name, value]);
+    else seen[1] += (key === 'cookie' ? '; ' : ', ') + value;
+  }
+  for (const [name, value] of headers.values()) {
+    // A header may be called `__proto__`; plain assignment would set the prototype instead of a property.
+    if (name === '__proto__') {
+      Object.defineProperty(attributes, name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      attributes[name] = value;
+    }
+  }
+  return Object.freeze(attributes);
+}
+
+function splitTarget(target: string): { path: string; queryString: string } {
+  let start = 0;
+  if (!target.startsWith('/')) {
+    const scheme = target.indexOf('://');
+    if (scheme > 0) {
+      start = scheme + 3;
+      while (start < target.length && target[start] !== '/' && target[start] !== '?') start++;
+    }
+  }
+  const query = target.indexOf('?', start);
+  const path = query === -1 ? target.slice(start) : target.slice(start, query);
+  return { path: path === '' ? '/' : path, queryString: query === -1 ? '' : target.slice(query + 1) };
+}
