@@ -1,0 +1,441 @@
+import { OriginError } from '../errors/origin-error';
+import type { DataFormat, JsonSchema } from '../formats/data-format';
+import type { FormatRegistry } from '../formats/format-registry';
+
+/** Values of `general.onRecordError`. */
+export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
+/** Values of `dataFormat.compression.format`. */
+export const COMPRESSION_FORMATS = ['none', 'compressedFile', 'archive', 'compressedArchive'] as const;
+/** Values of `tls.keystoreType` and `tls.truststoreType`. */
+export const KEYSTORE_TYPES = ['jks', 'pkcs12', 'pem'] as const;
+/** Values of `tls.transportProtocols`: the protocol names Node's TLS accepts as min/max versions. */
+export const TLS_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+/** Values of `httpResponse.dataFormat`. */
+export const RESPONSE_DATA_FORMATS = ['json', 'xml'] as const;
+/** Values of `httpResponse.jsonContent`. */
+export const RESPONSE_JSON_CONTENTS = ['arrayOfObjects', 'multipleObjects'] as const;
+
+/**
+ * The canonical names of the charsets a response can be written in (the encodings Node's `Buffer` writes), each
+ * with the aliases `resolveConfig` also accepts. Names and aliases are matched case-insensitively; the resolved
+ * config always holds the canonical name, which is also a valid IANA name for a `Content-Type` header.
+ */
+export const RESPONSE_CHARSET_ALIASES = {
+  'UTF-8': ['utf8'],
+  'UTF-16LE': ['utf16le', 'utf-16-le'],
+  'ISO-8859-1': ['iso8859-1', 'iso_8859-1', 'latin1', 'latin-1'],
+  'US-ASCII': ['ascii', 'us_ascii'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A canonical response charset name: a key of {@link RESPONSE_CHARSET_ALIASES}. */
+export type ResponseCharset = keyof typeof RESPONSE_CHARSET_ALIASES;
+
+const RESPONSE_CHARSETS = Object.keys(RESPONSE_CHARSET_ALIASES) as ResponseCharset[];
+
+const CHARSET_BY_LOWER_NAME: ReadonlyMap<string, ResponseCharset> = new Map(
+  RESPONSE_CHARSETS.flatMap((canonical) => [
+    [canonical.toLowerCase(), canonical] as const,
+    ...RESPONSE_CHARSET_ALIASES[canonical].map((alias) => [alias, canonical] as const),
+  ]),
+);
+
+/** The canonical name of a response charset given by any accepted spelling; `undefined` when not supported. */
+export function canonicalResponseCharset(name: string): ResponseCharset | undefined {
+  return CHARSET_BY_LOWER_NAME.get(name.toLowerCase());
+}
+
+/** Keys of `dataFormat` that are not format names, so no format may be registered under them. */
+export const RESERVED_DATA_FORMAT_KEYS: readonly string[] = ['format', 'compression'];
+
+/** A rule that ties keys of one tab together: when `flag` is true, each key of `required` must be non-blank. */
+export interface RequiredWhenRule {
+  readonly tab: 'general' | 'http' | 'dataFormat' | 'tls' | 'httpResponse';
+  readonly flag: string;
+  readonly required: readonly string[];
+}
+
+/**
+ * The cross-field rules JSON Schema cannot state with a readable message; `resolveConfig` checks them on the
+ * defaulted config and `docs/config.md` lists them.
+ */
+export const REQUIRED_WHEN_RULES: readonly RequiredWhenRule[] = [
+  { tab: 'http', flag: 'useApiGateway', required: ['gatewayServiceName'] },
+  {
+    tab: 'http',
+    flag: 'useKerberosWithSpnego',
+    required: ['kerberosRealm', 'httpSpnegoPrincipal', 'keytabFile'],
+  },
+  { tab: 'httpResponse', flag: 'validateSchema', required: ['xmlSchema'] },
+];
+
+// Node turns a timer delay above 2^31 - 1 ms into 1 ms, so a longer timeout would fire at once.
+const MAX_TIMER_MS = 2_147_483_647;
+
+function bool(defaultValue: boolean, description: string): JsonSchema {
+  return { type: 'boolean', default: defaultValue, description };
+}
+
+function text(defaultValue: string, description: string): JsonSchema {
+  return { type: 'string', default: defaultValue, description };
+}
+
+function integer(
+  defaultValue: number,
+  minimum: number,
+  maximum: number | undefined,
+  description: string,
+): JsonSchema {
+  const upper = maximum === undefined ? {} : { maximum };
+  return { type: 'integer', default: defaultValue, minimum, ...upper, description };
+}
+
+function oneOf(values: readonly string[], defaultValue: string, description: string): JsonSchema {
+  return { type: 'string', enum: values, default: defaultValue, description };
+}
+
+function list(items: JsonSchema, defaultValue: readonly unknown[], description: string): JsonSchema {
+  return { type: 'array', items, uniqueItems: true, default: defaultValue, description };
+}
+
+function group(title: string, description: string, properties: Record<string, JsonSchema>): JsonSchema {
+  return { type: 'object', title, description, default: {}, additionalProperties: false, properties };
+}
+
+const NON_EMPTY_STRING: JsonSchema = { type: 'string', minLength: 1 };
+
+function generalSchema(): JsonSchema {
+  return group('General', 'The stage itself.', {
+    name: text(
+      'REST Service 1',
+      'Name: the stage name. Also the realm of Basic authentication challenges and the name shown with the endpoint.',
+    ),
+    description: text('', 'Description: free text about the stage.'),
+    onRecordError: oneOf(
+      ON_RECORD_ERROR_VALUES,
+      'sendToError',
+      "On Record Error: what happens to a record the data format cannot parse. discard drops it; sendToError adds it to the batch's error records for the pipeline's error handling; stopPipeline answers the request with 500 and stops the origin.",
+    ),
+  });
+}
+
+function httpSchema(): JsonSchema {
+  return group('HTTP', 'How requests reach the origin, who may send them, and the limits that protect it.', {
+    useApiGateway: bool(
+      false,
+      "Use API Gateway: receive requests through the engine's API gateway (by gatewayServiceName) instead of listening on a port.",
+    ),
+    gatewayServiceName: text(
+      '',
+      'Gateway Service Name: the service name that routes gateway requests to this origin (`/rest/v1/gateway/<name>` or `/public-rest/v1/gateway/<name>`). Required when useApiGateway is true.',
+    ),
+    requireGatewayAuthentication: bool(
+      false,
+      'Require Gateway Authentication: the gateway authenticates the user of every request and the service is reached through the secure `/rest` API; off: through the public `/public-rest` API. Gateway mode only; when on, the Kerberos and Basic authentication options of this stage are ignored.',
+    ),
+    port: integer(
+      8000,
+      0,
+      65535,
+      'HTTP Listening Port: the TCP port to listen on. 0 asks the system for a free (ephemeral) port, reported by start() (addition, used by tests). Unused in gateway mode.',
+    ),
+    host: {
+      type: 'string',
+      minLength: 1,
+      description:
+        '(addition) The address to bind, e.g. `127.0.0.1` or `::1`. Unset: all interfaces, as the reference engine does.',
+    },
+    applicationIds: list(
+      NON_EMPTY_STRING,
+      [],
+      'List of Application IDs: when non-empty, a request must carry one of these IDs (header `X-ENGINE-APPLICATION-ID`, or query parameter `engineApplicationId` when applicationIdInUrl is on) or it is answered 403. Compared exactly (case-sensitive) in constant time. Empty: no check. Origins in one process may share a port when their lists are non-empty and disjoint.',
+    ),
+    applicationIdInUrl: bool(
+      false,
+      'Application ID in URL: also accept the application ID from the `engineApplicationId` query parameter, for clients that cannot set headers. The header wins when both are sent.',
+    ),
+    maxConcurrentRequests: integer(
+      10,
+      1,
+      200,
+      'Max Concurrent Requests: how many requests are processed at one time (request slots; also the number of pipeline runners the host should supply). Further requests wait in a queue of queueSize.',
+    ),
+    maxRequestSizeMb: integer(
+      100,
+      1,
+      100000,
+      'Max Request Size (MB): the largest request body processed, in MB of 10^6 bytes, checked on the body as received and again after Content-Encoding is decoded. A larger body is answered 413.',
+    ),
+    useKerberosWithSpnego: bool(
+      false,
+      'Use Kerberos with SPNEGO Authentication: clients authenticate with Kerberos over HTTP (`Authorization: Negotiate`); a request without a valid ticket is answered 401. Ignored when gateway authentication is on; when on, basicAuthenticationUsers are ignored.',
+    ),
+    kerberosRealm: text(
+      '',
+      'Kerberos Realm: the realm of the SPNEGO service. Required when useKerberosWithSpnego is true.',
+    ),
+    httpSpnegoPrincipal: text(
+      '',
+      'HTTP-SPNEGO Principal: the service principal in the keytab, `HTTP/<fully qualified host name>@<realm>`. Required when useKerberosWithSpnego is true.',
+    ),
+    keytabFile: text(
+      '',
+      'Keytab File: the local path of the keytab that holds the principal. Required when useKerberosWithSpnego is true.',
+    ),
+    queueSize: integer(
+      100,
+      0,
+      100000,
+      '(addition) How many requests may wait for a free request slot when all maxConcurrentRequests slots are busy. A request beyond it is answered 503 with Retry-After. 0: no waiting.',
+    ),
+    queueTimeoutMs: integer(
+      30000,
+      1,
+      MAX_TIMER_MS,
+      '(addition) The longest a request waits in the queue for a free slot, in milliseconds; then it is answered 503 with Retry-After.',
+    ),
+    responseTimeoutMs: integer(
+      60000,
+      1,
+      MAX_TIMER_MS,
+      "(addition) How long the pipeline may take on one batch, in milliseconds; then the request is answered 503 and the batch's abort signal fires.",
+    ),
+    requestTimeoutMs: integer(
+      300000,
+      1,
+      MAX_TIMER_MS,
+      '(addition) How long a client may take to send the whole request (headers and body), in milliseconds; then the connection is closed.',
+    ),
+    keepAliveTimeoutMs: integer(
+      5000,
+      0,
+      MAX_TIMER_MS,
+      "(addition) How long an idle keep-alive connection stays open after a response, in milliseconds (Node's `server.keepAliveTimeout`; 0: no timeout).",
+    ),
+    retryAfterSeconds: integer(
+      1,
+      0,
+      undefined,
+      '(addition) The `Retry-After` header of 503 answers (overload, queue timeout, shutting down), in seconds.',
+    ),
+    copyAuthorizationHeaders: bool(
+      false,
+      '(addition) Copy the `Authorization` and `Proxy-Authorization` request headers into record header attributes. Off keeps credentials out of records.',
+    ),
+  });
+}
+
+function compressionSchema(): JsonSchema {
+  return group(
+    'Compression',
+    'How the body is packed, for every format that reads files (all but Avro and Datagram). Independent of the Content-Encoding header, which is always decoded first.',
+    {
+      format: oneOf(
+        COMPRESSION_FORMATS,
+        'none',
+        'Compression Format: none: the body is the data itself; compressedFile: the body is one file in a supported compression format; archive: the body is an archive in a supported archive format, whose entries matching filePattern are parsed; compressedArchive: a compressed archive, likewise.',
+      ),
+      filePattern: text(
+        '*',
+        'File Name Pattern within Compressed Directory: a UNIX-style pattern (`*`, `?`) choosing the archive entries to parse, for archive and compressedArchive. `*`: every entry.',
+      ),
+    },
+  );
+}
+
+/**
+ * A format's schema as a `dataFormat` sub-object: defaulting to `{}` lets the format's own defaults fill it, and
+ * `$schema` is dropped because only the root of a schema may name the dialect.
+ */
+function formatOptionsSchema(format: DataFormat): JsonSchema {
+  const { $schema: _dialect, ...rest } = format.configSchema;
+  const description = `Options of the ${format.name} format, used when dataFormat.format is '${format.name}'. ${format.description}`;
+  return { description, ...rest, default: {} };
+}
+
+function dataFormatSchema(registry: FormatRegistry): JsonSchema {
+  const names = registry.names();
+  // JSON Schema has no empty enum; resolveConfig reports a format chosen from an empty registry itself.
+  const choices = names.length > 0 ? { enum: names } : {};
+  const properties: Record<string, JsonSchema> = {
+    format: {
+      type: 'string',
+      ...choices,
+      description: `Data Format: the registered data format that parses request bodies (${names.join(', ') || 'none registered'}). Required: the only option without a default.`,
+    },
+    compression: compressionSchema(),
+  };
+  for (const format of registry.formats()) {
+    if (RESERVED_DATA_FORMAT_KEYS.includes(format.name)) {
+      throw new OriginError('ORIGIN_FORMAT_NAME_RESERVED', {
+        format: format.name,
+        reserved: RESERVED_DATA_FORMAT_KEYS.join(', '),
+      });
+    }
+    properties[format.name] = formatOptionsSchema(format);
+  }
+  return {
+    type: 'object',
+    title: 'Data Format',
+    description:
+      'The format of request bodies, and the options of each registered format under its registry name (used when that format is chosen).',
+    additionalProperties: false,
+    required: ['format'],
+    properties,
+  };
+}
+
+function tlsSchema(): JsonSchema {
+  return group(
+    'TLS',
+    'HTTPS, client certificates, and Basic authentication. In gateway mode with gateway authentication, these secure only the connection between the gateway and the origin.',
+    {
+      useTls: bool(false, 'Use TLS: serve HTTPS instead of HTTP.'),
+      requireClientAuthentication: bool(
+        false,
+        'Require Client Authentication: mutual TLS; a client must present a certificate that the truststore trusts.',
+      ),
+      useRemoteKeystore: bool(
+        false,
+        'Use Remote Keystore: take the server key and certificates from privateKey and certificateChain (values or credential-store contents) instead of keystoreFile.',
+      ),
+      privateKey: text('', 'Private Key: the PEM text of the server private key, for the remote keystore.'),
+      certificateChain: list(
+        NON_EMPTY_STRING,
+        [],
+        'Certificate Chain: PEM certificates, the server certificate first, for the remote keystore.',
+      ),
+      keystoreFile: text(
+        '',
+        'Keystore File: the path of the local keystore holding the server key and certificate. Empty: no keystore.',
+      ),
+      keystoreType: oneOf(
+        KEYSTORE_TYPES,
+        'jks',
+        'Keystore Type: jks (Java KeyStore), pkcs12 (PKCS #12), or pem (a PEM file holding the key and certificates; addition).',
+      ),
+      keystorePassword: text('', 'Keystore Password: the password of the keystore and its key. Empty: none.'),
+      keystoreKeyAlgorithm: text(
+        '',
+        "Keystore Key Algorithm: the key manager algorithm. Empty: the platform's default (X.509).",
+      ),
+      useRemoteTruststore: bool(
+        false,
+        'Use Remote Truststore: take the trusted certificates from trustedCertificates instead of truststoreFile.',
+      ),
+      trustedCertificates: list(
+        NON_EMPTY_STRING,
+        [],
+        'Trusted Certificates: PEM certificates trusted to sign client certificates, for the remote truststore.',
+      ),
+      truststoreFile: text(
+        '',
+        "Truststore File: the path of the local truststore. Empty: no truststore (the platform's default CAs).",
+      ),
+      truststoreType: oneOf(
+        KEYSTORE_TYPES,
+        'jks',
+        'Truststore Type: jks (Java KeyStore), pkcs12 (PKCS #12), or pem (a PEM file of certificates; addition).',
+      ),
+      truststorePassword: text('', 'Truststore Password: the password of the truststore. Empty: none.'),
+      truststoreTrustAlgorithm: text(
+        '',
+        "Truststore Trust Algorithm: the trust manager algorithm. Empty: the platform's default (X.509).",
+      ),
+      useDefaultProtocols: bool(
+        true,
+        "Use Default Protocols: accept the platform's default TLS versions (TLSv1.2 and later). Clear to choose transportProtocols.",
+      ),
+      transportProtocols: list(
+        { type: 'string', enum: TLS_PROTOCOLS },
+        ['TLSv1.2', 'TLSv1.3'],
+        'Transport Protocols accepted when useDefaultProtocols is false. Protocols older than TLSv1.2 are less secure.',
+      ),
+      useDefaultCipherSuites: bool(
+        true,
+        "Use Default Cipher Suites: the platform's default cipher suites. Clear to choose cipherSuites.",
+      ),
+      cipherSuites: list(
+        NON_EMPTY_STRING,
+        [],
+        'Cipher Suites used when useDefaultCipherSuites is false, in OpenSSL naming (e.g. `ECDHE-RSA-AES128-GCM-SHA256`, `TLS_AES_128_GCM_SHA256`).',
+      ),
+      basicAuthenticationUsers: list(
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['user', 'password'],
+          properties: {
+            user: { type: 'string', minLength: 1, description: 'User name.' },
+            password: { type: 'string', minLength: 1, description: 'Password.' },
+          },
+        },
+        [],
+        'Basic Authentication Users: `{ user, password }` pairs, both non-empty. When TLS is on and the list is non-empty, every request must carry HTTP Basic credentials of one of them or it is answered 401. Ignored when gateway authentication or Kerberos with SPNEGO is on.',
+      ),
+    },
+  );
+}
+
+function httpResponseSchema(): JsonSchema {
+  return group('HTTP Response', 'The response generated from the records the pipeline sends back.', {
+    sendRawResponse: bool(
+      false,
+      'Send Raw Response: send the records themselves instead of the envelope `{ httpStatusCode, data, error, errorMessage }`. When error records exist, only they are sent.',
+    ),
+    dataFormat: oneOf(RESPONSE_DATA_FORMATS, 'json', 'Data Format of the response body: json or xml.'),
+    jsonContent: oneOf(
+      RESPONSE_JSON_CONTENTS,
+      'multipleObjects',
+      'JSON Content of a raw JSON response: arrayOfObjects sends one JSON array; multipleObjects sends one JSON value per line. The envelope is always one object. JSON only.',
+    ),
+    charset: {
+      type: 'string',
+      enum: RESPONSE_CHARSETS,
+      default: 'UTF-8',
+      description: `Charset of the response body: ${RESPONSE_CHARSETS.join(', ')} (the encodings Node's Buffer writes). Matched case-insensitively; the aliases ${Object.values(
+        RESPONSE_CHARSET_ALIASES,
+      )
+        .flat()
+        .join(', ')} are accepted too and resolve to the canonical name.`,
+    },
+    prettyFormat: bool(true, 'Pretty Format: indent XML responses. XML only.'),
+    validateSchema: bool(
+      false,
+      'Validate Schema: validate XML responses against xmlSchema before they are sent. XML only.',
+    ),
+    xmlSchema: text(
+      '',
+      'XML Schema: the XSD text XML responses are validated against. Required when validateSchema is true.',
+    ),
+  });
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of the whole origin configuration, grouped by the spec's tabs: `general`,
+ * `http`, `dataFormat`, `tls`, `httpResponse`. Every key has a `default` and a `description` (descriptions say
+ * the meaning and units, and mark options beyond the spec with "(addition)"); the only required key is
+ * `dataFormat.format`, an enum of `registry.names()`. Each registered format's `configSchema` is the schema of
+ * `dataFormat.<name>`, defaulting to `{}`, so a format's schema must accept `{}` (its own defaults fill it) even
+ * when another format is chosen. Every object forbids unknown keys.
+ *
+ * Cross-field rules (e.g. `gatewayServiceName` when `useApiGateway`) are not in the schema; `resolveConfig`
+ * checks them. A new schema object is built on every call; the caller may keep or change it.
+ *
+ * @throws OriginError `ORIGIN_FORMAT_NAME_RESERVED` when a format is registered as `format` or `compression`.
+ */
+export function buildConfigSchema(registry: FormatRegistry): JsonSchema {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'REST Service origin configuration',
+    type: 'object',
+    additionalProperties: false,
+    required: ['dataFormat'],
+    properties: {
+      general: generalSchema(),
+      http: httpSchema(),
+      dataFormat: dataFormatSchema(registry),
+      tls: tlsSchema(),
+      httpResponse: httpResponseSchema(),
+    },
+  };
+}

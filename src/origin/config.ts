@@ -1,0 +1,378 @@
+// ajv has no `exports` map, so Node's ESM loader needs the file name of this subpath in full.
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { ConfigError, type ConfigProblem } from '../errors/config-error';
+import type { JsonSchema } from '../formats/data-format';
+import type { FormatRegistry } from '../formats/format-registry';
+import {
+  buildConfigSchema,
+  canonicalResponseCharset,
+  REQUIRED_WHEN_RULES,
+  type COMPRESSION_FORMATS,
+  type KEYSTORE_TYPES,
+  type ON_RECORD_ERROR_VALUES,
+  type RESPONSE_DATA_FORMATS,
+  type RESPONSE_JSON_CONTENTS,
+  type ResponseCharset,
+  type TLS_PROTOCOLS,
+} from './config-schema';
+
+/** What happens to a record the data format cannot parse (General tab, On Record Error). */
+export type OnRecordError = (typeof ON_RECORD_ERROR_VALUES)[number];
+/** How a request body is packed (Data Format tab, Compression Format). */
+export type CompressionFormat = (typeof COMPRESSION_FORMATS)[number];
+/** The kind of a keystore or truststore (TLS tab). */
+export type KeystoreType = (typeof KEYSTORE_TYPES)[number];
+/** A TLS protocol version name (TLS tab, Transport Protocols). */
+export type TlsProtocol = (typeof TLS_PROTOCOLS)[number];
+/** The format of the response body (HTTP Response tab, Data Format). */
+export type ResponseDataFormat = (typeof RESPONSE_DATA_FORMATS)[number];
+/** How a raw JSON response presents several records (HTTP Response tab, JSON Content). */
+export type ResponseJsonContent = (typeof RESPONSE_JSON_CONTENTS)[number];
+export type { ResponseCharset };
+
+/** General tab. */
+export interface GeneralConfig {
+  /** Stage name; also the Basic authentication realm. */
+  readonly name: string;
+  readonly description: string;
+  readonly onRecordError: OnRecordError;
+}
+
+/** HTTP tab: how requests arrive, who may send them, and the limits. `docs/config.md` gives every meaning. */
+export interface HttpConfig {
+  readonly useApiGateway: boolean;
+  /** Non-empty when `useApiGateway`. */
+  readonly gatewayServiceName: string;
+  readonly requireGatewayAuthentication: boolean;
+  /** 0..65535; 0 = an ephemeral port. */
+  readonly port: number;
+  /** Bind address; absent = all interfaces. The one key a resolved config may lack. */
+  readonly host?: string;
+  /** Empty = no application ID check. */
+  readonly applicationIds: readonly string[];
+  readonly applicationIdInUrl: boolean;
+  /** 1..200. */
+  readonly maxConcurrentRequests: number;
+  /** MB of 10^6 bytes, 1..100000. */
+  readonly maxRequestSizeMb: number;
+  readonly useKerberosWithSpnego: boolean;
+  /** The three Kerberos keys are non-empty when `useKerberosWithSpnego`. */
+  readonly kerberosRealm: string;
+  readonly httpSpnegoPrincipal: string;
+  readonly keytabFile: string;
+  /** Requests that may wait for a free slot (addition). */
+  readonly queueSize: number;
+  readonly queueTimeoutMs: number;
+  readonly responseTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly retryAfterSeconds: number;
+  readonly copyAuthorizationHeaders: boolean;
+}
+
+/** Data Format tab, Compression Format and File Name Pattern within Compressed Directory. */
+export interface CompressionConfig {
+  readonly format: CompressionFormat;
+  readonly filePattern: string;
+}
+
+/**
+ * Data Format tab: the chosen format, the compression options, and one sub-object per registered format keyed by
+ * the format's registry name (`dataFormat.json`, …), each with that format's defaults applied. The sub-object of
+ * the chosen format is `config.dataFormat[config.dataFormat.format]`, typed `unknown` because its shape belongs
+ * to the format.
+ */
+export interface DataFormatConfig {
+  /** A name registered in the registry the config was resolved with. */
+  readonly format: string;
+  readonly compression: CompressionConfig;
+  readonly [formatName: string]: unknown;
+}
+
+/** One entry of `tls.basicAuthenticationUsers`; both values are non-empty. */
+export interface BasicAuthenticationUser {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** TLS tab. An empty string means "not set" for the file, password and algorithm keys. */
+export interface TlsConfig {
+  readonly useTls: boolean;
+  readonly requireClientAuthentication: boolean;
+  readonly useRemoteKeystore: boolean;
+  /** PEM. */
+  readonly privateKey: string;
+  /** PEM certificates, the server certificate first. */
+  readonly certificateChain: readonly string[];
+  readonly keystoreFile: string;
+  readonly keystoreType: KeystoreType;
+  readonly keystorePassword: string;
+  readonly keystoreKeyAlgorithm: string;
+  readonly useRemoteTruststore: boolean;
+  /** PEM certificates. */
+  readonly trustedCertificates: readonly string[];
+  readonly truststoreFile: string;
+  readonly truststoreType: KeystoreType;
+  readonly truststorePassword: string;
+  readonly truststoreTrustAlgorithm: string;
+  readonly useDefaultProtocols: boolean;
+  readonly transportProtocols: readonly TlsProtocol[];
+  readonly useDefaultCipherSuites: boolean;
+  /** OpenSSL names. */
+  readonly cipherSuites: readonly string[];
+  readonly basicAuthenticationUsers: readonly BasicAuthenticationUser[];
+}
+
+/** HTTP Response tab. */
+export interface HttpResponseConfig {
+  readonly sendRawResponse: boolean;
+  readonly dataFormat: ResponseDataFormat;
+  readonly jsonContent: ResponseJsonContent;
+  /** Always the canonical name, whatever alias the input used. */
+  readonly charset: ResponseCharset;
+  readonly prettyFormat: boolean;
+  readonly validateSchema: boolean;
+  /** Non-empty when `validateSchema`. */
+  readonly xmlSchema: string;
+}
+
+/**
+ * A validated origin configuration with every default applied: every key is present (except `http.host`, which
+ * has no default), and the object is deep-frozen. Made by {@link resolveConfig}.
+ */
+export interface OriginConfig {
+  readonly general: GeneralConfig;
+  readonly http: HttpConfig;
+  readonly dataFormat: DataFormatConfig;
+  readonly tls: TlsConfig;
+  readonly httpResponse: HttpResponseConfig;
+}
+
+/** `dataFormat` as a user writes it: only `format` is required. */
+export interface DataFormatConfigInput {
+  readonly format: string;
+  readonly compression?: Partial<CompressionConfig>;
+  /** The options of a format, under its registry name; that format's schema checks them. */
+  readonly [formatName: string]: unknown;
+}
+
+/**
+ * A configuration as a user writes it: every key is optional except `dataFormat.format`, and
+ * `httpResponse.charset` may be any accepted alias. `{ dataFormat: { format: 'json' } }` is complete.
+ */
+export interface OriginConfigInput {
+  readonly general?: Partial<GeneralConfig>;
+  readonly http?: Partial<HttpConfig>;
+  readonly dataFormat: DataFormatConfigInput;
+  readonly tls?: Partial<TlsConfig>;
+  readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };
+}
+
+interface CompiledSchema {
+  /** The registry's format names when the schema was compiled; a registry only grows, so equal names = same. */
+  readonly names: string;
+  readonly schema: JsonSchema;
+  readonly validate: ValidateFunction;
+}
+
+const compiledSchemas = new WeakMap<FormatRegistry, CompiledSchema>();
+
+function compiledFor(registry: FormatRegistry): CompiledSchema {
+  const names = registry.names().join('\u0000');
+  const cached = compiledSchemas.get(registry);
+  if (cached && cached.names === names) return cached;
+  const schema = buildConfigSchema(registry);
+  // verbose: the error's parentSchema names the known keys, for the "did you mean" hint on unknown ones.
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true });
+  const compiled = { names, schema, validate: ajv.compile(schema) };
+  compiledSchemas.set(registry, compiled);
+  return compiled;
+}
+
+/**
+ * Validates `input` against {@link buildConfigSchema}`(registry)` and returns it with every default applied, as a
+ * new deep-frozen object; `input` itself is never changed. `httpResponse.charset` is matched case-insensitively
+ * and its aliases resolve to the canonical name.
+ *
+ * The compiled schema is cached per registry and recompiled when formats were registered since.
+ *
+ * @throws ConfigError listing every problem, each with the JSON Pointer of the offending value and a readable
+ *   message: schema violations (`/http/port must be <= 65535`), unknown keys (the path names the key), missing
+ *   `dataFormat` or `dataFormat.format`, and the cross-field rules (`gatewayServiceName` when `useApiGateway`;
+ *   `kerberosRealm`, `httpSpnegoPrincipal` and `keytabFile` when `useKerberosWithSpnego`; `xmlSchema` when
+ *   `validateSchema`).
+ * @throws OriginError `ORIGIN_FORMAT_NAME_RESERVED` when the registry holds a format named `format` or
+ *   `compression`.
+ */
+export function resolveConfig(input: unknown, registry: FormatRegistry): OriginConfig {
+  let config: unknown;
+  try {
+    config = structuredClone(input);
+  } catch (error) {
+    throw new ConfigError([
+      {
+        path: '',
+        message: `must hold only plain data (${error instanceof Error ? error.message : String(error)})`,
+      },
+    ]);
+  }
+  normalizeCharset(config);
+  const { schema, validate } = compiledFor(registry);
+  const valid = validate(config);
+  const problems = [
+    ...(valid ? [] : schemaProblems(validate.errors ?? [])),
+    ...crossFieldProblems(config),
+    ...formatProblems(config, registry),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(inSchemaOrder(config, schema) as OriginConfig);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function normalizeCharset(config: unknown): void {
+  if (!isObject(config) || !isObject(config['httpResponse'])) return;
+  const response = config['httpResponse'];
+  const charset = response['charset'];
+  if (typeof charset !== 'string') return;
+  const canonical = canonicalResponseCharset(charset);
+  if (canonical) response['charset'] = canonical;
+}
+
+/** Escapes one JSON Pointer segment (RFC 6901). */
+function pointerSegment(key: string): string {
+  return '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function quoteAll(values: readonly unknown[]): string {
+  return values.map((value) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value))).join(', ');
+}
+
+function schemaProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const problem = schemaProblem(error);
+    const key = `${problem.path}\u0000${problem.message}`;
+    if (!seen.has(key)) problems.push(problem);
+    seen.add(key);
+  }
+  return problems;
+}
+
+function schemaProblem(error: ErrorObject): ConfigProblem {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return {
+        path: error.instancePath + pointerSegment(String(params['missingProperty'])),
+        message: 'is required',
+      };
+    case 'additionalProperties': {
+      const key = String(params['additionalProperty']);
+      return {
+        path: error.instancePath + pointerSegment(key),
+        message: `is not a known option${suggestion(key, error.parentSchema)}`,
+      };
+    }
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[] | undefined) ?? [];
+      return {
+        path: error.instancePath,
+        message: allowed.length === 0 ? 'has no allowed value' : `must be one of ${quoteAll(allowed)}`,
+      };
+    }
+    case 'minLength':
+      if (params['limit'] === 1) return { path: error.instancePath, message: 'must not be empty' };
+      break;
+  }
+  return { path: error.instancePath, message: error.message ?? `fails ${error.keyword}` };
+}
+
+/** `" (did you mean 'port'?)"` when a known key of the object is within two edits of `key`. */
+function suggestion(key: string, parentSchema: unknown): string {
+  if (!isObject(parentSchema) || !isObject(parentSchema['properties'])) return '';
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const known of Object.keys(parentSchema['properties'])) {
+    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
+    if (distance < bestDistance) {
+      best = known;
+      bestDistance = distance;
+    }
+  }
+  return best === undefined ? '' : ` (did you mean '${best}'?)`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * Runs on the defaulted object even when the schema found problems, so one round shows every problem; a value of
+ * the wrong type was already reported by the schema and is left alone here.
+ */
+function crossFieldProblems(config: unknown): ConfigProblem[] {
+  if (!isObject(config)) return [];
+  const problems: ConfigProblem[] = [];
+  for (const rule of REQUIRED_WHEN_RULES) {
+    const tab = config[rule.tab];
+    if (!isObject(tab) || tab[rule.flag] !== true) continue;
+    for (const key of rule.required) {
+      const value = tab[key];
+      if (typeof value === 'string' && value.trim() === '') {
+        problems.push({ path: `/${rule.tab}/${key}`, message: `is required when ${rule.flag} is true` });
+      }
+    }
+  }
+  return problems;
+}
+
+/** The schema's `enum` of format names cannot say "nothing is allowed", so an empty registry is checked here. */
+function formatProblems(config: unknown, registry: FormatRegistry): ConfigProblem[] {
+  if (!isObject(config) || !isObject(config['dataFormat'])) return [];
+  const format = config['dataFormat']['format'];
+  if (typeof format !== 'string' || registry.names().length > 0) return [];
+  return [
+    { path: '/dataFormat/format', message: 'must name a registered data format, and the registry is empty' },
+  ];
+}
+
+/**
+ * A copy with object keys in the order the schema lists them, because ajv appends defaulted keys after the ones
+ * given and a resolved config reads best in the documented order. Keys the schema does not list keep their place
+ * after the listed ones.
+ */
+function inSchemaOrder(value: unknown, schema: unknown): unknown {
+  if (!isObject(schema)) return value;
+  if (Array.isArray(value)) return value.map((item) => inSchemaOrder(item, schema['items']));
+  const properties = schema['properties'];
+  if (!isObject(value) || !isObject(properties)) return value;
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) {
+    if (Object.hasOwn(value, key)) ordered[key] = inSchemaOrder(value[key], properties[key]);
+  }
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(ordered, key)) ordered[key] = value[key];
+  }
+  return ordered;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
