@@ -7,11 +7,12 @@ module.exports = {
     '^.+\\.tsx?$': [
       'ts-jest',
       {
-        // Type checking is `npm run typecheck`; the transform only transpiles, which keeps the suite fast.
-        isolatedModules: true,
+        // tsconfig's isolatedModules makes ts-jest only transpile; type checking is `npm run typecheck`.
         tsconfig: { module: 'commonjs', moduleResolution: 'node', esModuleInterop: true },
       },
     ],
   },
+  // Examples and tests import the package by name, as users do; it resolves to the source.
+  moduleNameMapper: { '^rest-service-origin$': '<rootDir>/src/index.ts' },
   testTimeout: 30000,
 };

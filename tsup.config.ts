@@ -1,11 +1,19 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', cli: 'src/cli/main.ts' },
-  format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts' } },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  splitting: false,
-});
+export default defineConfig([
+  {
+    // The library: ESM and CJS with their own declaration files.
+    entry: { index: 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    target: 'node20',
+  },
+  {
+    // The `rest-origin` command: one ESM file with its shebang.
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+  },
+]);

@@ -1,0 +1,157 @@
+/**
+ * Parser throughput: plain `JSON.parse` of a whole body against the JSON format producing full records, on the
+ * same bytes, in the same process, several rounds interleaved so that warm-up and machine noise hit every
+ * contender alike. Run with `npm run bench:parsers`; the target is at least 0.5x of `JSON.parse` for
+ * arrayOfObjects.
+ */
+import type { ParseResult } from '../src/formats/data-format';
+import { resolveFormatConfig } from '../src/formats/format-config';
+import { jsonFormat } from '../src/formats/json/json-format';
+
+const TARGET_BYTES = 10 * 1024 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+const ROUNDS = 7;
+const TARGET_RATIO = 0.5;
+
+/** A deterministic pseudo-random generator, so that every run measures the same input. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+}
+
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'Zürich',
+  'naïve',
+  'café',
+];
+
+function makeObject(i: number, next: () => number, bigIds: boolean): Record<string, unknown> {
+  const word = () => WORDS[Math.floor(next() * WORDS.length)] ?? 'x';
+  return {
+    id: bigIds ? `§${9007199254740993n + BigInt(i)}§` : i,
+    name: `${word()} ${word()}`,
+    email: `user${i}@example.com`,
+    active: next() < 0.5,
+    score: Math.round(next() * 1e6) / 100,
+    tags: [word(), word(), word()],
+    address: { city: word(), zip: String(10000 + Math.floor(next() * 89999)), line: 'Main St. "7"\tB' },
+    createdAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+    count: Math.floor(next() * 100000),
+    note: null,
+  };
+}
+
+function buildInput(bigIds: boolean): { array: Buffer; lines: Buffer; objects: number } {
+  const next = random(42);
+  const texts: string[] = [];
+  let size = 2;
+  for (let i = 0; size < TARGET_BYTES; i++) {
+    // Big ids are written as numbers: the marker quotes are removed after stringify.
+    const text = JSON.stringify(makeObject(i, next, bigIds)).replace(/"§(\d+)§"/g, '$1');
+    texts.push(text);
+    size += Buffer.byteLength(text) + 1;
+  }
+  return {
+    array: Buffer.from(`[${texts.join(',')}]`),
+    lines: Buffer.from(texts.join('\n')),
+    objects: texts.length,
+  };
+}
+
+function parseAll(config: unknown, bytes: Buffer): ParseResult {
+  return jsonFormat.createParser(resolveFormatConfig(jsonFormat, config), { originState: new Map() })
+    .parseAll!(bytes);
+}
+
+function parseChunked(config: unknown, bytes: Buffer): number {
+  const parser = jsonFormat.createParser(resolveFormatConfig(jsonFormat, config), { originState: new Map() });
+  let records = 0;
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+    records += parser.push(bytes.subarray(at, at + CHUNK_BYTES)).records.length;
+  }
+  return records + parser.end().records.length;
+}
+
+interface Contender {
+  readonly name: string;
+  readonly bytes: Buffer;
+  readonly run: () => number;
+}
+
+function measure(contender: Contender, expected: number): number {
+  const start = process.hrtime.bigint();
+  const count = contender.run();
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (count !== expected)
+    throw new Error(`${contender.name} produced ${count} records, expected ${expected}`);
+  return contender.bytes.length / 1e6 / seconds;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function bench(title: string, bigIds: boolean): number {
+  const input = buildInput(bigIds);
+  const array = { jsonContent: 'arrayOfObjects' };
+  const multiple = { jsonContent: 'multipleObjects', maxObjectLengthChars: 4096 };
+  const contenders: Contender[] = [
+    {
+      name: 'JSON.parse (whole body)',
+      bytes: input.array,
+      run: () => (JSON.parse(input.array.toString('utf8')) as unknown[]).length,
+    },
+    {
+      name: 'arrayOfObjects parseAll',
+      bytes: input.array,
+      run: () => parseAll(array, input.array).records.length,
+    },
+    { name: 'arrayOfObjects push 64 KiB', bytes: input.array, run: () => parseChunked(array, input.array) },
+    {
+      name: 'multipleObjects parseAll',
+      bytes: input.lines,
+      run: () => parseAll(multiple, input.lines).records.length,
+    },
+    {
+      name: 'multipleObjects push 64 KiB',
+      bytes: input.lines,
+      run: () => parseChunked(multiple, input.lines),
+    },
+  ];
+  const samples = contenders.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    contenders.forEach((contender, i) => samples[i]?.push(measure(contender, input.objects)));
+  }
+  const rates = samples.map(median);
+  const baseline = rates[0] ?? 1;
+  console.log(
+    `\n${title}: ${input.objects} objects, ${(input.array.length / 1e6).toFixed(1)} MB, median of ${ROUNDS} rounds`,
+  );
+  console.log(`${'contender'.padEnd(30)} ${'MB/s'.padStart(8)} ${'vs JSON.parse'.padStart(14)}`);
+  contenders.forEach((contender, i) => {
+    const rate = rates[i] ?? 0;
+    console.log(
+      `${contender.name.padEnd(30)} ${rate.toFixed(1).padStart(8)} ${`${(rate / baseline).toFixed(2)}x`.padStart(14)}`,
+    );
+  });
+  return Math.min(rates[1] ?? 0, rates[2] ?? 0) / baseline;
+}
+
+const ratio = bench('Typical objects (~10 mixed fields)', false);
+bench('Objects with an integer id beyond 2^53 (exact path for every object)', true);
+const met = ratio >= TARGET_RATIO;
+console.log(
+  `\narrayOfObjects ratio ${ratio.toFixed(2)}x of JSON.parse; target ${TARGET_RATIO}x: ${met ? 'met' : 'NOT met'}`,
+);

@@ -1,0 +1,70 @@
+/**
+ * rest-service-origin: the public surface. Everything a host engine, a custom format or a test needs is exported
+ * here; anything not exported is internal and may change.
+ */
+
+// The origin and its configuration.
+export { Origin, type OriginEvents, type OriginOptions, type OriginState } from './origin/origin';
+export type { OriginMetricsSnapshot } from './origin/origin-metrics';
+export { resolveConfig } from './origin/config';
+export { buildConfigSchema } from './origin/config-schema';
+export type {
+  OriginConfig,
+  OriginConfigInput,
+  GeneralConfig,
+  HttpConfig,
+  DataFormatConfig,
+  CompressionConfig,
+  TlsConfig,
+  HttpResponseConfig,
+} from './origin/config';
+
+// Records.
+export { FIELD_TYPES, TypedField, field, isTypedField, isPlainMap } from './record/field';
+export type { FieldType, FieldValue, FieldAttributes, PlainMap, TypedValueOf } from './record/field';
+export { fieldTypeOf } from './record/field-type-of';
+export { parseFieldPath, formatFieldPath, type PathSegment } from './record/field-path';
+export { RecordHeader } from './record/record-header';
+export { DataRecord, type FieldView, type DataRecordInit, type RecordError } from './record/data-record';
+export { fieldValueToJson, fieldValuesToJsonArray } from './record/json-text';
+
+// Data formats.
+export type {
+  DataFormat,
+  Parser,
+  ParseResult,
+  ParseFailure,
+  ParsedRecord,
+  ParseSource,
+  JsonSchema,
+} from './formats/data-format';
+export { MAX_EXCERPT_CHARS } from './formats/data-format';
+export { FormatRegistry } from './formats/format-registry';
+export { BUILT_IN_FORMATS, defaultRegistry } from './formats/built-in';
+export { parseWhole, parseStream } from './formats/parse-helpers';
+export { resolveFormatConfig } from './formats/format-config';
+
+// Pipeline runners.
+export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
+export type { RunnerPool, Pipeline, PipelineContext } from './pipeline/runner-pool';
+export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
+export { echoPipeline } from './pipeline/echo-pipeline';
+
+// Responses.
+export { SendResponse, SendErrorResponse, type SendResponseOptions } from './response/send-response';
+export { ResponseSink } from './response/response-sink';
+export { responseStatus } from './response/status-rule';
+
+// Request bodies (useful to clients and tests).
+export { encodeSnappyFramed, SnappyFramedDecoder } from './http/snappy-framing';
+
+// Errors.
+export {
+  ERROR_TABLE,
+  describeError,
+  type ErrorCode,
+  type ErrorCategory,
+  type ErrorSpec,
+} from './errors/error-table';
+export { OriginError, isOriginError } from './errors/origin-error';
+export { ConfigError, type ConfigProblem } from './errors/config-error';

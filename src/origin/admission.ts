@@ -1,0 +1,97 @@
+import { OriginError } from '../errors/origin-error';
+
+/** Gives back a slot taken with {@link Admission.acquire}. Calling it more than once has no further effect. */
+export type ReleaseSlot = () => void;
+
+interface Waiter {
+  grant: (release: ReleaseSlot) => void;
+  refuse: (error: OriginError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Admission control: at most `slots` requests hold a slot (one slot = one batch being read, parsed and run);
+ * up to `queueSize` more wait in FIFO order for at most `queueTimeoutMs`. A request that finds the queue full is
+ * refused at once with `ORIGIN_HTTP_OVERLOADED`; one whose wait runs out gets `ORIGIN_HTTP_QUEUE_TIMEOUT`. Both
+ * are 503 answers. Cheap rejections (method, application ID, encoding) happen before admission, so a client that
+ * would be refused anyway never holds a slot or a queue place.
+ */
+export class Admission {
+  readonly #slots: number;
+  readonly #queueSize: number;
+  readonly #queueTimeoutMs: number;
+  readonly #waiters: Waiter[] = [];
+  #inUse = 0;
+
+  constructor(options: { slots: number; queueSize: number; queueTimeoutMs: number }) {
+    this.#slots = options.slots;
+    this.#queueSize = options.queueSize;
+    this.#queueTimeoutMs = options.queueTimeoutMs;
+  }
+
+  /** Slots held right now. */
+  get inUse(): number {
+    return this.#inUse;
+  }
+
+  /** Requests waiting for a slot right now. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  /**
+   * Resolves with a release function once a slot is held; rejects with an {@link OriginError} (503) when the queue
+   * is full or the wait passes `queueTimeoutMs`. The slot is held until the release function is called.
+   */
+  acquire(): Promise<ReleaseSlot> {
+    if (this.#inUse < this.#slots) {
+      this.#inUse++;
+      return Promise.resolve(this.#releaser());
+    }
+    if (this.#waiters.length >= this.#queueSize) {
+      return Promise.reject(
+        new OriginError('ORIGIN_HTTP_OVERLOADED', { slots: this.#slots, queueSize: this.#queueSize }),
+      );
+    }
+    return new Promise<ReleaseSlot>((grant, refuse) => {
+      const waiter: Waiter = {
+        grant,
+        refuse,
+        timer: setTimeout(() => {
+          this.#remove(waiter);
+          refuse(new OriginError('ORIGIN_HTTP_QUEUE_TIMEOUT', { timeoutMs: this.#queueTimeoutMs }));
+        }, this.#queueTimeoutMs),
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Refuses every waiting request with `error` (used by `destroy()`). Held slots are not affected. */
+  refuseWaiting(error: OriginError): void {
+    for (const waiter of this.#waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.refuse(error);
+    }
+  }
+
+  #releaser(): ReleaseSlot {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiters.shift();
+      if (next) {
+        // The slot passes straight to the next waiter, so a burst cannot overtake the queue.
+        clearTimeout(next.timer);
+        next.grant(this.#releaser());
+      } else {
+        this.#inUse--;
+      }
+    };
+  }
+
+  #remove(waiter: Waiter): void {
+    const index = this.#waiters.indexOf(waiter);
+    if (index >= 0) this.#waiters.splice(index, 1);
+  }
+}

@@ -1,0 +1,281 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode } from '../errors/error-table';
+import { OriginError, isOriginError } from '../errors/origin-error';
+import type { DataFormat, ParseFailure, ParseSource, ParsedRecord } from '../formats/data-format';
+import { bodyTooLargeError, declaredLengthTooLarge, readDecodedBody } from '../http/body-reader';
+import { checkContentEncoding } from '../http/content-encoding';
+import { requestAttributes } from '../http/request-attributes';
+import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
+import type { RunnerPool } from '../pipeline/runner-pool';
+import { field } from '../record/field';
+import {
+  renderJsonEnvelopeError,
+  renderJsonResponse,
+  type RenderedResponse,
+} from '../response/json-response';
+import { ResponseSink } from '../response/response-sink';
+import type { Admission } from './admission';
+import { applicationIdOf, type ApplicationIdList } from './application-id';
+import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
+import type { OriginConfig } from './config';
+import type { OriginMetrics } from './origin-metrics';
+
+/** Notifications the request path gives the origin (events and diagnostics). */
+export interface RequestObserver {
+  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  batch(info: {
+    requestId: string;
+    records: number;
+    errorRecords: number;
+    status: number;
+    durationMs: number;
+  }): void;
+  rejection(info: { requestId: string; code: ErrorCode; status: number; message: string }): void;
+}
+
+/** Everything the request path needs from its origin. Built once per origin start. */
+export interface RequestContext {
+  readonly config: OriginConfig;
+  readonly format: DataFormat;
+  readonly formatConfig: unknown;
+  readonly parseSource: ParseSource;
+  readonly applicationIds: ApplicationIdList;
+  readonly admission: Admission;
+  readonly runners: RunnerPool;
+  readonly metrics: OriginMetrics;
+  readonly observer: RequestObserver;
+  /** Aborted by `destroy()`: every running batch gives up. */
+  readonly destroySignal: AbortSignal;
+  isClosing(): boolean;
+  nextRequestId(): string;
+  /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
+  stopPipeline(error: OriginError): void;
+}
+
+/**
+ * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing, application ID,
+ * encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
+ * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself.
+ */
+export async function handleRequest(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const startedAt = performance.now();
+  const requestId = ctx.nextRequestId();
+  const [path = '/', queryString = ''] = splitUrl(req.url ?? '/');
+  ctx.observer.request({
+    requestId,
+    method: req.method ?? '',
+    path,
+    remoteHost: req.socket.remoteAddress ?? '',
+  });
+  let bodyRead = false;
+  try {
+    refuseEarly(ctx, req, queryString);
+    const release = await ctx.admission.acquire();
+    try {
+      const batch = await readBatch(ctx, req, requestId);
+      bodyRead = true;
+      await runBatch(ctx, batch);
+      const rendered = renderJsonResponse(batch.response as ResponseSink, ctx.config.httpResponse);
+      send(ctx, res, rendered, {});
+      const durationMs = performance.now() - startedAt;
+      ctx.metrics.countRequest('answered', rendered.status, durationMs);
+      ctx.observer.batch({
+        requestId,
+        records: batch.records.length,
+        errorRecords: batch.errorRecords.length,
+        status: rendered.status,
+        durationMs,
+      });
+    } finally {
+      release();
+    }
+  } catch (thrown) {
+    const error = asOriginError(thrown);
+    refuse(ctx, req, res, error, { requestId, bodyRead, startedAt });
+    if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
+  }
+}
+
+/** Answers a request with the envelope of `error` (also used for requests a shared port cannot route). */
+export function refuse(
+  ctx: Pick<RequestContext, 'config' | 'metrics' | 'observer' | 'isClosing'>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: OriginError,
+  request: { requestId: string; bodyRead: boolean; startedAt: number },
+): void {
+  const rendered = renderJsonEnvelopeError(error.httpStatus, error.describe(), ctx.config.httpResponse);
+  const headers: Record<string, string> = {};
+  if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
+  if (error.httpStatus === 415) headers['Accept-Encoding'] = 'gzip, snappy';
+  // A body left unread would be drained by Node to keep the connection alive; closing is cheaper and safer.
+  if (!request.bodyRead && !req.complete) headers['Connection'] = 'close';
+  send(ctx, res, rendered, headers);
+  const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
+  ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
+  ctx.observer.rejection({
+    requestId: request.requestId,
+    code: error.code,
+    status: error.httpStatus,
+    message: error.message,
+  });
+}
+
+function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
+  const method = req.method ?? '';
+  if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
+  if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
+  checkApplicationId(ctx, req, queryString);
+  checkContentEncoding(req.headers['content-encoding']);
+  const limit = bodyLimit(ctx);
+  if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+}
+
+function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
+  if (ctx.applicationIds.size === 0) return;
+  const inUrl = ctx.config.http.applicationIdInUrl;
+  const id = applicationIdOf(req.headers['x-engine-application-id'], queryString, inUrl);
+  if (id === undefined) {
+    throw new OriginError('ORIGIN_APP_ID_MISSING', {
+      urlHint: inUrl ? ' or query parameter engineApplicationId' : '',
+    });
+  }
+  if (!ctx.applicationIds.includes(id)) throw new OriginError('ORIGIN_APP_ID_INVALID');
+}
+
+/** Reads and parses the body, applies On Record Error, and makes the batch. */
+async function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: string): Promise<Batch> {
+  const { config } = ctx;
+  const baseAttributes = requestAttributes(req, {
+    copyAuthorizationHeaders: config.http.copyAuthorizationHeaders,
+  });
+  const { records, failures } = await parseBody(ctx, req);
+  const outcome = applyRecordErrorPolicy(records, failures, config.general.onRecordError, {
+    requestId,
+    baseAttributes,
+    stageName: config.general.name,
+  });
+  if (outcome.stageFailure) throw failureError(outcome.stageFailure);
+  if (outcome.stopFailure) {
+    throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
+      detail: `${outcome.stopFailure.code} - ${outcome.stopFailure.message}`,
+    });
+  }
+  ctx.metrics.countRecords(outcome.records.length, outcome.errorRecords.length, outcome.discarded);
+  return createRequestBatch({
+    records: outcome.records,
+    errorRecords: outcome.errorRecords,
+    request: {
+      requestId,
+      method: baseAttributes['method'] ?? '',
+      path: baseAttributes['path'] ?? '/',
+      queryString: baseAttributes['queryString'] ?? '',
+      remoteHost: baseAttributes['remoteHost'] ?? '',
+      headers: baseAttributes,
+      receivedAt: Date.now(),
+    },
+    response: new ResponseSink(),
+  });
+}
+
+/** The placeholder record of an empty body (DESIGN.md §6): an empty LIST_MAP marked `emptyPayloadRecord`. */
+const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
+
+async function parseBody(
+  ctx: RequestContext,
+  req: IncomingMessage,
+): Promise<{ records: ParsedRecord[]; failures: ParseFailure[] }> {
+  const parser = ctx.format.createParser(ctx.formatConfig, ctx.parseSource);
+  const records: ParsedRecord[] = [];
+  const failures: ParseFailure[] = [];
+  const collect = (result: { records: ParsedRecord[]; failures: ParseFailure[] }): void => {
+    for (const record of result.records) records.push(record);
+    for (const failure of result.failures) failures.push(failure);
+  };
+  let bytes = 0;
+  for await (const chunk of readDecodedBody(req, bodyLimit(ctx))) {
+    bytes += chunk.length;
+    collect(parser.push(chunk));
+  }
+  ctx.metrics.countBytes(bytes);
+  if (bytes === 0)
+    return {
+      records: [{ value: field('LIST_MAP', new Map()), attributes: EMPTY_PAYLOAD_ATTRIBUTES }],
+      failures: [],
+    };
+  collect(parser.end());
+  return { records, failures };
+}
+
+/** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */
+async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
+  const timeoutMs = ctx.config.http.responseTimeoutMs;
+  const controller = new AbortController();
+  const onDestroy = (): void => controller.abort(new OriginError('ORIGIN_HTTP_CLOSING'));
+  ctx.destroySignal.addEventListener('abort', onDestroy, { once: true });
+  const timer = setTimeout(
+    () => controller.abort(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs })),
+    timeoutMs,
+  );
+  const aborted = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as unknown), {
+      once: true,
+    });
+  });
+  try {
+    await Promise.race([ctx.runners.run(batch, controller.signal), aborted]);
+  } catch (error) {
+    if (isOriginError(error)) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    ctx.destroySignal.removeEventListener('abort', onDestroy);
+    // The race is settled; a later abort must not surface as an unhandled rejection.
+    aborted.catch(() => undefined);
+  }
+}
+
+function send(
+  ctx: Pick<RequestContext, 'isClosing'>,
+  res: ServerResponse,
+  rendered: RenderedResponse,
+  extra: Record<string, string>,
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    ...rendered.headers,
+    ...extra,
+    'Content-Length': rendered.body.length,
+  };
+  if (ctx.isClosing()) headers['Connection'] = 'close';
+  res.writeHead(rendered.status, headers);
+  res.end(rendered.body);
+}
+
+/** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts). */
+function bodyLimit(ctx: RequestContext): { maxRequestBytes: number; limitMb: number } {
+  const limitMb = ctx.config.http.maxRequestSizeMb;
+  return { maxRequestBytes: limitMb * 1_000_000, limitMb };
+}
+
+function failureError(failure: ParseFailure): OriginError {
+  return new OriginError(failure.code, {}, { message: failure.message });
+}
+
+function asOriginError(thrown: unknown): OriginError {
+  if (isOriginError(thrown)) return thrown;
+  const detail = thrown instanceof Error ? thrown.message : String(thrown);
+  return new OriginError('ORIGIN_INTERNAL_ERROR', { detail }, { cause: thrown });
+}
+
+function splitUrl(url: string): [string, string] {
+  const mark = url.indexOf('?');
+  return mark < 0 ? [url, ''] : [url.slice(0, mark), url.slice(mark + 1)];
+}

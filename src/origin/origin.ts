@@ -1,0 +1,275 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import { ConfigError, type ConfigProblem } from '../errors/config-error';
+import type { ErrorCode } from '../errors/error-table';
+import { OriginError } from '../errors/origin-error';
+import { defaultRegistry } from '../formats/built-in';
+import type { FormatRegistry } from '../formats/format-registry';
+import type { RunnerPool } from '../pipeline/runner-pool';
+import { Admission } from './admission';
+import { ApplicationIdList } from './application-id';
+import { resolveConfig, type OriginConfig } from './config';
+import { handleRequest, refuse, type RequestContext } from './handle-request';
+import { leasePort, type PortLease, type PortTenant } from './listener-registry';
+import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
+
+/**
+ * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
+ * ends in `failed`. An origin driven by its host through {@link Origin.handleRequest} serves requests while
+ * `idle` too.
+ */
+export type OriginState = 'idle' | 'starting' | 'listening' | 'closing' | 'closed' | 'failed';
+
+/** The events an origin emits, and what each listener receives. */
+export interface OriginEvents {
+  /** The origin listens; `url` is the endpoint to display. */
+  start: { url: string };
+  /** A request arrived (before any check). */
+  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /** The pipeline ran a request's batch and the response was sent. */
+  batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
+  /** A request was refused or failed; `code` says why. */
+  rejection: { requestId: string; code: ErrorCode; status: number; message: string };
+  /** The origin stopped; `reason` is set when it stopped itself (onRecordError `stopPipeline`). */
+  stop: { reason?: OriginError };
+}
+
+/** What the host supplies besides the config. */
+export interface OriginOptions {
+  /** The pipeline runners. The origin does not close them: they belong to the host. */
+  readonly runners: RunnerPool;
+  /** Formats to choose `dataFormat.format` from; `defaultRegistry` by default. */
+  readonly formats?: FormatRegistry;
+}
+
+/**
+ * The REST Service origin: receives requests, turns each authorized one into one batch of records, runs it on the
+ * host's runners and answers with what the pipeline sent back.
+ *
+ * `new Origin(config, { runners })` validates the config (throwing one {@link ConfigError} with every problem);
+ * `start()` listens and resolves with the endpoint URL; `close()` stops admitting, lets admitted requests finish,
+ * then stops listening; `destroy()` stops at once. See docs/lifecycle.md.
+ */
+export class Origin {
+  readonly config: OriginConfig;
+  readonly #events = new EventEmitter();
+  readonly #runners: RunnerPool;
+  readonly #metrics = new OriginMetrics();
+  readonly #admission: Admission;
+  readonly #destroyController = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #context: RequestContext;
+  #state: OriginState = 'idle';
+  #lease: PortLease | undefined;
+  #url: string | undefined;
+  #closing: Promise<void> | undefined;
+  #requestCounter = 0;
+  readonly #requestIdPrefix = Date.now().toString(36);
+
+  constructor(config: unknown, options: OriginOptions) {
+    const formats = options.formats ?? defaultRegistry;
+    this.config = resolveConfig(config, formats);
+    refuseUnsupported(this.config);
+    this.#runners = options.runners;
+    const format = formats.get(this.config.dataFormat.format);
+    const formatConfig = this.config.dataFormat[format.name];
+    const parseSource = { originState: new Map<string, unknown>() };
+    // Make one parser now so that a format's config problem (an unknown charset, say) fails here, not per request.
+    format.createParser(formatConfig, { originState: new Map() });
+    const { http } = this.config;
+    this.#admission = new Admission({
+      slots: http.maxConcurrentRequests,
+      queueSize: http.queueSize,
+      queueTimeoutMs: http.queueTimeoutMs,
+    });
+    this.#context = {
+      config: this.config,
+      format,
+      formatConfig,
+      parseSource,
+      applicationIds: new ApplicationIdList(http.applicationIds),
+      admission: this.#admission,
+      runners: this.#runners,
+      metrics: this.#metrics,
+      observer: {
+        request: (info) => this.#emit('request', info),
+        batch: (info) => this.#emit('batch', info),
+        rejection: (info) => this.#emit('rejection', info),
+      },
+      destroySignal: this.#destroyController.signal,
+      isClosing: () => this.#state === 'closing' || this.#state === 'closed',
+      nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
+      stopPipeline: (reason) => void this.#stopItself(reason),
+    };
+  }
+
+  get state(): OriginState {
+    return this.#state;
+  }
+
+  /** The endpoint URL once listening (`http://<host>:<port>/`), else `undefined`. */
+  get url(): string | undefined {
+    return this.#url;
+  }
+
+  /** Subscribes to an event. */
+  on<E extends keyof OriginEvents>(event: E, listener: (info: OriginEvents[E]) => void): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  /** Subscribes to the next occurrence of an event. */
+  once<E extends keyof OriginEvents>(event: E, listener: (info: OriginEvents[E]) => void): this {
+    this.#events.once(event, listener);
+    return this;
+  }
+
+  off<E extends keyof OriginEvents>(event: E, listener: (info: OriginEvents[E]) => void): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  /**
+   * Starts listening on `http.port` (several origins of this process share a port when their application ID
+   * lists are non-empty and disjoint). Resolves with the endpoint URL the engine displays. Rejects with
+   * `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED` or `ORIGIN_LISTEN_FAILED`, leaving the origin `failed`.
+   */
+  async start(): Promise<string> {
+    if (this.#state !== 'idle')
+      throw new OriginError('ORIGIN_STATE_INVALID', { action: 'start', state: this.#state });
+    this.#state = 'starting';
+    const { http } = this.config;
+    try {
+      this.#lease = await leasePort(this.#tenant(), {
+        host: http.host,
+        port: http.port,
+        requestTimeoutMs: http.requestTimeoutMs,
+        keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+      });
+    } catch (error) {
+      this.#state = 'failed';
+      throw error;
+    }
+    this.#state = 'listening';
+    this.#url = endpointUrl(http.host, this.#lease.address.port);
+    this.#emit('start', { url: this.#url });
+    return this.#url;
+  }
+
+  /**
+   * Handles one request on a server the host owns (or the gateway). Requests are answered with 503 once the
+   * origin is closing. The returned promise settles when the answer has been written; it never rejects.
+   */
+  handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const handled = handleRequest(this.#context, req, res);
+    this.#inFlight.add(handled);
+    void handled.finally(() => this.#inFlight.delete(handled));
+    return handled;
+  }
+
+  /**
+   * Stops gracefully: new requests get 503 with `Retry-After` and `Connection: close`; requests already admitted
+   * (running or waiting for a slot) finish and get their answers; then the port is released. After `timeoutMs`
+   * (default 30 s) whatever is left is cut off as by {@link Origin.destroy}. Calling it again returns the same
+   * promise.
+   */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#closing ??= this.#close(options.timeoutMs ?? 30_000, undefined);
+    return this.#closing;
+  }
+
+  /** Stops at once: running batches are given up (their clients get 503), waiting requests are refused, connections are cut. */
+  async destroy(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closing';
+    this.#destroyController.abort();
+    this.#admission.refuseWaiting(new OriginError('ORIGIN_HTTP_CLOSING'));
+    // Let the handlers of aborted batches write their 503 answers before the connections are cut.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#lease?.release(true);
+    this.#finish(undefined);
+  }
+
+  /** A snapshot of the origin's counters. */
+  metrics(): OriginMetricsSnapshot {
+    return this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting);
+  }
+
+  async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closing';
+    this.#lease?.closeIdleConnections();
+    const drained = Promise.allSettled([...this.#inFlight]).then(() => true);
+    const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+    if (await Promise.race([drained, timedOut])) {
+      await this.#lease?.release(false);
+      this.#finish(reason);
+    } else {
+      await this.destroy();
+    }
+  }
+
+  #finish(reason: OriginError | undefined): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    this.#lease = undefined;
+    this.#emit('stop', reason ? { reason } : {});
+  }
+
+  async #stopItself(reason: OriginError): Promise<void> {
+    this.#closing ??= this.#close(30_000, reason);
+    await this.#closing;
+  }
+
+  #tenant(): PortTenant {
+    const { http, tls } = this.config;
+    return {
+      name: this.config.general.name,
+      applicationIds: http.applicationIds,
+      applicationIdInUrl: http.applicationIdInUrl,
+      claims: (id) => this.#context.applicationIds.includes(id),
+      tlsKey: JSON.stringify(tls),
+      handleRequest: (req, res) => void this.handleRequest(req, res),
+      refuseUnrouted: (req, res, error) =>
+        refuse(this.#context, req, res, error, {
+          requestId: this.#context.nextRequestId(),
+          bodyRead: false,
+          startedAt: performance.now(),
+        }),
+    };
+  }
+
+  #emit<E extends keyof OriginEvents>(event: E, info: OriginEvents[E]): void {
+    // A throwing listener must not break the request path.
+    try {
+      this.#events.emit(event, info);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+}
+
+/** Options that exist in the config but that this version cannot serve yet: refused, never silently ignored. */
+function refuseUnsupported(config: OriginConfig): void {
+  const problems: ConfigProblem[] = [];
+  const unsupported = (path: string, value: unknown): void => {
+    problems.push({ path, message: `${JSON.stringify(value)} is not supported by this version yet` });
+  };
+  if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
+  if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
+  if (config.tls.useTls) unsupported('/tls/useTls', true);
+  if (config.httpResponse.dataFormat !== 'json')
+    unsupported('/httpResponse/dataFormat', config.httpResponse.dataFormat);
+  if (config.dataFormat.compression.format !== 'none') {
+    unsupported('/dataFormat/compression/format', config.dataFormat.compression.format);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function endpointUrl(host: string | undefined, port: number): string {
+  const shown = host === undefined || host === '' || host === '0.0.0.0' || host === '::' ? hostname() : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
+}

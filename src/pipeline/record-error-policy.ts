@@ -1,0 +1,78 @@
+import type { ParseFailure, ParsedRecord } from '../formats/data-format';
+import { DataRecord } from '../record/data-record';
+
+/** What the stage does with a record that failed to parse (spec §2.1 On Record Error). */
+export type OnRecordError = 'discard' | 'sendToError' | 'stopPipeline';
+
+/** The records of one input after the On Record Error policy, ready to become a batch. */
+export interface PolicyOutcome {
+  readonly records: DataRecord[];
+  readonly errorRecords: DataRecord[];
+  readonly discarded: number;
+  /** Set under `stopPipeline` when a record failed: the pipeline must stop and no batch is made. */
+  readonly stopFailure: ParseFailure | undefined;
+  /** A failure of the whole input (`scope: 'stage'`): no batch is made; the request is answered with its code. */
+  readonly stageFailure: ParseFailure | undefined;
+}
+
+/** Request-wide facts every record of the input shares. */
+export interface RecordOrigin {
+  readonly requestId: string;
+  /** The request's header attributes, shared (not copied) by every record's header. */
+  readonly baseAttributes: Readonly<Record<string, string>>;
+  /** The stage name that error records name as their stage. */
+  readonly stageName: string;
+}
+
+/**
+ * Turns parser output into records and error records under `policy`:
+ * - `discard` drops each failed record (counted);
+ * - `sendToError` makes an error record per failure: its value is the raw excerpt of the bad input (a STRING),
+ *   its header carries the error code, `"<CODE> - <message>"`, the stage name and the time, plus the attributes
+ *   `errorRecordIndex` and `errorByteOffset`;
+ * - `stopPipeline` reports the first failed record so that the origin answers 500 and stops.
+ * A `stage`-scoped failure always wins: the input as a whole is refused.
+ */
+export function applyRecordErrorPolicy(
+  parsed: readonly ParsedRecord[],
+  failures: readonly ParseFailure[],
+  policy: OnRecordError,
+  origin: RecordOrigin,
+): PolicyOutcome {
+  const records = parsed.map(
+    (record, index) =>
+      new DataRecord(record.value, {
+        baseAttributes: origin.baseAttributes,
+        attributes: record.attributes,
+        sourceId: `${origin.requestId}::${index}`,
+      }),
+  );
+  const stageFailure = failures.find((f) => f.scope === 'stage');
+  const recordFailures = failures.filter((f) => f.scope === 'record');
+  const none = { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure };
+  if (stageFailure || recordFailures.length === 0) return none;
+  switch (policy) {
+    case 'discard':
+      return { ...none, discarded: recordFailures.length };
+    case 'stopPipeline':
+      return { ...none, stopFailure: recordFailures[0] };
+    case 'sendToError':
+      return { ...none, errorRecords: recordFailures.map((failure) => errorRecordOf(failure, origin)) };
+  }
+}
+
+function errorRecordOf(failure: ParseFailure, origin: RecordOrigin): DataRecord {
+  const record = new DataRecord(failure.excerpt, {
+    baseAttributes: origin.baseAttributes,
+    attributes: {
+      errorRecordIndex: String(failure.recordIndex),
+      errorByteOffset: String(failure.byteOffset),
+    },
+    sourceId: `${origin.requestId}::error::${failure.recordIndex}`,
+  });
+  record.header.errorCode = failure.code;
+  record.header.errorMessage = `${failure.code} - ${failure.message}`;
+  record.header.errorStage = origin.stageName;
+  record.header.errorTimestamp = Date.now();
+  return record;
+}

@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+// The examples are part of the documentation: they must keep running as written.
+const root = join(__dirname, '..', '..');
+const runExample = (name: string): string =>
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples', name, 'main.ts')], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+it('examples/echo answers the records it was sent', () => {
+  const out = runExample('echo');
+  expect(out).toContain(
+    '200 application/json; charset=utf-8 {"httpStatusCode":200,"data":[{"a":1},{"b":2}],"error":[],"errorMessage":null}',
+  );
+});
+
+it('examples/custom-runner-pool answers 201 for a good order and 422 for a bad one', () => {
+  const out = runExample('custom-runner-pool').trim().split('\n');
+  expect(out[0]).toBe(
+    '201 {"httpStatusCode":201,"data":[{"item":"tea","quantity":2,"orderNumber":1}],"error":[],"errorMessage":null}',
+  );
+  expect(out[1]).toBe(
+    '422 {"httpStatusCode":422,"data":[],"error":[{"item":"cake","quantity":"many"}],"errorMessage":"quantity must be a number"}',
+  );
+});
