@@ -24,8 +24,14 @@ export { FIELD_TYPES, TypedField, field, isTypedField, isPlainMap } from './reco
 export type { FieldType, FieldValue, FieldAttributes, PlainMap, TypedValueOf } from './record/field';
 export { fieldTypeOf } from './record/field-type-of';
 export { parseFieldPath, formatFieldPath, type PathSegment } from './record/field-path';
-export { RecordHeader } from './record/record-header';
-export { DataRecord, type FieldView, type DataRecordInit, type RecordError } from './record/data-record';
+export { RecordHeader, type HeaderAttributes, type RecordHeaderInit } from './record/record-header';
+export {
+  DataRecord,
+  cloneFieldValue,
+  type FieldView,
+  type DataRecordInit,
+  type RecordError,
+} from './record/data-record';
 export { fieldValueToJson, fieldValuesToJsonArray } from './record/json-text';
 
 // Data formats.
@@ -43,6 +49,15 @@ export { FormatRegistry } from './formats/format-registry';
 export { BUILT_IN_FORMATS, defaultRegistry } from './formats/built-in';
 export { parseWhole, parseStream } from './formats/parse-helpers';
 export { resolveFormatConfig } from './formats/format-config';
+export {
+  failure,
+  truncateExcerpt,
+  excerptFromBytes,
+  MAX_EXCERPT_BYTES,
+  type FailureInit,
+} from './formats/failure';
+export { jsonFormat, JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './formats/json/json-format';
+export { binaryFormat, BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './formats/binary/binary-format';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
@@ -54,6 +69,12 @@ export { echoPipeline } from './pipeline/echo-pipeline';
 export { SendResponse, SendErrorResponse, type SendResponseOptions } from './response/send-response';
 export { ResponseSink } from './response/response-sink';
 export { responseStatus } from './response/status-rule';
+export {
+  renderJsonResponse,
+  renderJsonEnvelopeError,
+  type JsonResponseConfig,
+  type RenderedResponse,
+} from './response/json-response';
 
 // Request bodies (useful to clients and tests).
 export { encodeSnappyFramed, SnappyFramedDecoder } from './http/snappy-framing';

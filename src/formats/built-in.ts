@@ -1,0 +1,13 @@
+import { binaryFormat } from './binary/binary-format';
+import type { DataFormat } from './data-format';
+import { FormatRegistry } from './format-registry';
+import { jsonFormat } from './json/json-format';
+
+/** The formats that ship with the library, in the order the registry lists them. A new format is one line here. */
+export const BUILT_IN_FORMATS: readonly DataFormat[] = [jsonFormat, binaryFormat];
+
+/**
+ * A registry holding {@link BUILT_IN_FORMATS}. It is shared: a host that adds formats of its own should
+ * `defaultRegistry.clone()` and register on the clone, so that other origins in the process are not affected.
+ */
+export const defaultRegistry = new FormatRegistry(BUILT_IN_FORMATS);

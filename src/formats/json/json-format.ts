@@ -1,0 +1,61 @@
+import type { DataFormat, JsonSchema } from '../data-format';
+import type { JsonContent } from './json-framer';
+import { JsonParser } from './json-parser';
+
+/** The JSON format's options (`dataFormat.json`) with defaults applied. */
+export interface JsonFormatConfig {
+  /** `multipleObjects`: whitespace-separated values, one record each; `arrayOfObjects`: one record per element. */
+  readonly jsonContent: JsonContent;
+  /** Longest record text in characters; a longer one is an `ORIGIN_JSON_OBJECT_TOO_LONG` failure. */
+  readonly maxObjectLengthChars: number;
+  /** Charset of the body, as a WHATWG encoding label. */
+  readonly charset: string;
+  /** Remove ASCII control characters other than tab, LF and CR before parsing. */
+  readonly ignoreControlCharacters: boolean;
+}
+
+/** JSON Schema of {@link JsonFormatConfig}; every option has a default. */
+export const JSON_FORMAT_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    jsonContent: {
+      type: 'string',
+      enum: ['arrayOfObjects', 'multipleObjects'],
+      default: 'multipleObjects',
+      description:
+        'JSON Content: multipleObjects = a series of whitespace-separated JSON values, one record each; arrayOfObjects = one top-level array, one record per element.',
+    },
+    maxObjectLengthChars: {
+      type: 'integer',
+      minimum: 1,
+      default: 4096,
+      description:
+        'Max Object Length (chars): a record whose JSON text is longer is not parsed; it goes to the stage error handling.',
+    },
+    charset: {
+      type: 'string',
+      minLength: 1,
+      default: 'UTF-8',
+      description: 'Charset of the body (a WHATWG encoding label such as UTF-8, UTF-16LE, ISO-8859-1).',
+    },
+    ignoreControlCharacters: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return.',
+    },
+  },
+};
+
+/**
+ * The built-in `json` format. `createParser` throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when the
+ * configured charset has no decoder in this Node.js build; everything else about the input is reported as
+ * failures by the parser (see {@link JsonParser}).
+ */
+export const jsonFormat: DataFormat<JsonFormatConfig> = {
+  name: 'json',
+  description: 'JSON: one record per top-level value, or per element of one top-level array.',
+  configSchema: JSON_FORMAT_SCHEMA,
+  createParser: (config) => new JsonParser(config),
+};

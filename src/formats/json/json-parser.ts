@@ -1,0 +1,126 @@
+import type { FieldValue } from '../../record/field';
+import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
+import { failure } from '../failure';
+import { decodeJsonExact, findJsonSyntaxError, JsonSyntaxError } from './exact-json-decoder';
+import { JsonFramer, type JsonContent, type JsonFrameSink } from './json-framer';
+import { Utf8Input } from './utf8-input';
+
+/** The options a {@link JsonParser} needs: the JSON format's config with defaults applied. */
+export interface JsonParserOptions {
+  readonly jsonContent: JsonContent;
+  readonly maxObjectLengthChars: number;
+  readonly charset: string;
+  readonly ignoreControlCharacters: boolean;
+}
+
+/**
+ * Parses one JSON body into records: every top-level value (`multipleObjects`) or every element of the top-level
+ * array (`arrayOfObjects`) is one record.
+ *
+ * Framing (finding where each value ends, {@link JsonFramer}) is kept apart from decoding: each value's text is
+ * decoded by `JSON.parse`, except a value with a run of 16 or more digits outside strings, which goes to
+ * {@link decodeJsonExact} so that integers beyond 2^53 stay exact (`bigint` up to the signed 64-bit range,
+ * DECIMAL beyond). A value that is not valid JSON is an `ORIGIN_JSON_MALFORMED` failure whose message gives the
+ * byte of the error; parsing goes on with the next value.
+ */
+export class JsonParser implements Parser {
+  readonly #input: Utf8Input;
+  readonly #framer: JsonFramer;
+  readonly #sink = new RecordSink();
+
+  /** @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when `options.charset` has no decoder here. */
+  constructor(options: JsonParserOptions) {
+    this.#input = new Utf8Input(options.charset, options.ignoreControlCharacters);
+    this.#framer = new JsonFramer(options.jsonContent, options.maxObjectLengthChars);
+  }
+
+  /**
+   * Bytes this parser holds between calls: at most the text of the value in progress (up to
+   * `maxObjectLengthChars` characters), or the head of an over-long value kept for its excerpt.
+   */
+  get bufferedBytes(): number {
+    return this.#input.bufferedBytes + this.#framer.bufferedBytes;
+  }
+
+  push(chunk: Uint8Array): ParseResult {
+    this.#frame(this.#input.push(chunk));
+    return this.#sink.take();
+  }
+
+  end(): ParseResult {
+    this.#frame(this.#input.end());
+    this.#framer.end(this.#sink);
+    return this.#sink.take();
+  }
+
+  /**
+   * `push(bytes)` then `end()`, with their results as one. The framer decodes every value straight out of
+   * `bytes`, so apart from a trailing value that is not closed nothing is copied.
+   */
+  parseAll(bytes: Uint8Array): ParseResult {
+    this.#frame(this.#input.push(bytes));
+    this.#frame(this.#input.end());
+    this.#framer.end(this.#sink);
+    return this.#sink.take();
+  }
+
+  #frame({ bytes, skipped }: { bytes: Buffer; skipped: number }): void {
+    this.#framer.skip(skipped);
+    this.#framer.push(bytes, this.#sink);
+  }
+}
+
+/** Decodes framed values into records, collecting what one call of the parser produced. */
+class RecordSink implements JsonFrameSink {
+  #records: ParsedRecord[] = [];
+  #failures: ParseFailure[] = [];
+
+  value(
+    bytes: Buffer,
+    start: number,
+    end: number,
+    index: number,
+    byteOffset: number,
+    exact: boolean,
+    ascii: boolean,
+  ): void {
+    // latin1 decoding is a plain copy, several times faster than UTF-8 decoding, and equal to it on ASCII.
+    const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
+    let value: FieldValue;
+    try {
+      value = exact ? decodeJsonExact(text) : (JSON.parse(text) as FieldValue);
+    } catch (error) {
+      this.#failures.push(malformedValue(text, index, byteOffset, error));
+      return;
+    }
+    this.#records.push({ value });
+  }
+
+  failure(failure: ParseFailure): void {
+    this.#failures.push(failure);
+  }
+
+  take(): ParseResult {
+    const result = { records: this.#records, failures: this.#failures };
+    this.#records = [];
+    this.#failures = [];
+    return result;
+  }
+}
+
+function malformedValue(text: string, index: number, byteOffset: number, error: unknown): ParseFailure {
+  // JSON.parse's message names neither a byte offset nor, on Node 20, always a position, so the exact decoder
+  // (which accepts the same grammar) is asked where and why the text fails.
+  const syntax = error instanceof JsonSyntaxError ? error : findJsonSyntaxError(text);
+  const position = syntax?.position ?? 0;
+  const detail = syntax?.detail ?? (error instanceof Error ? error.message : String(error));
+  const offset = byteOffset + Buffer.byteLength(text.slice(0, position), 'utf8');
+  return failure({
+    code: 'ORIGIN_JSON_MALFORMED',
+    params: { offset, detail },
+    recordIndex: index,
+    byteOffset,
+    excerpt: text,
+    canContinue: true,
+  });
+}
