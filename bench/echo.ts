@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
 const TARGET_RATIO = 0.7;
@@ -28,10 +28,8 @@ const BODIES = {
 };
 
 async function startServer(kind: 'origin' | 'baseline'): Promise<{ child: ChildProcess; port: number }> {
-  const script = fileURLToPath(new URL('./echo-servers.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, kind], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
+  const child = spawn(process.execPath, [script, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return { child, port: Number(chunk.toString().trim()) };
 }

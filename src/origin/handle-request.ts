@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataFormat, ParseFailure, ParseSource, ParsedRecord } from '../formats/data-format';
-import { bodyTooLargeError, declaredLengthTooLarge, readDecodedBody } from '../http/body-reader';
+import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
 import { checkContentEncoding } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
@@ -19,6 +19,7 @@ import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
+import type { BatchSignals } from './batch-signals';
 import type { OriginMetrics } from './origin-metrics';
 
 /** Notifications the request path gives the origin (events and diagnostics). */
@@ -45,8 +46,9 @@ export interface RequestContext {
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
-  /** Aborted by `destroy()`: every running batch gives up. */
-  readonly destroySignal: AbortSignal;
+  /** The batches running now; `destroy()` gives up on each of them. */
+  readonly runningBatches: Set<GiveUp>;
+  readonly batchSignals: BatchSignals;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -187,6 +189,13 @@ async function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: s
 /** The placeholder record of an empty body (DESIGN.md §6): an empty LIST_MAP marked `emptyPayloadRecord`. */
 const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
 
+/**
+ * Bodies up to this size are gathered and parsed in one `parseAll` call when the parser has one (the whole-body
+ * fast path of most requests); a larger body is pushed chunk by chunk, so memory stays bounded by this size plus
+ * what the parser holds.
+ */
+const PARSE_WHOLE_MAX_BYTES = 1 << 20;
+
 async function parseBody(
   ctx: RequestContext,
   req: IncomingMessage,
@@ -198,47 +207,62 @@ async function parseBody(
     for (const record of result.records) records.push(record);
     for (const failure of result.failures) failures.push(failure);
   };
-  let bytes = 0;
-  for await (const chunk of readDecodedBody(req, bodyLimit(ctx))) {
-    bytes += chunk.length;
+  let gathered: Uint8Array[] | undefined = parser.parseAll ? [] : undefined;
+  let gatheredBytes = 0;
+  const bytes = await consumeDecodedBody(req, bodyLimit(ctx), (chunk) => {
+    gatheredBytes += chunk.length;
+    if (gathered && gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
+      gathered.push(chunk);
+      return;
+    }
+    if (gathered) {
+      for (const early of gathered) collect(parser.push(early));
+      gathered = undefined;
+    }
     collect(parser.push(chunk));
-  }
+  });
   ctx.metrics.countBytes(bytes);
-  if (bytes === 0)
-    return {
-      records: [{ value: field('LIST_MAP', new Map()), attributes: EMPTY_PAYLOAD_ATTRIBUTES }],
-      failures: [],
-    };
-  collect(parser.end());
+  if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+  if (gathered && parser.parseAll)
+    collect(parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered)));
+  else collect(parser.end());
   return { records, failures };
 }
+
+function emptyPayloadRecord(): ParsedRecord {
+  return { value: field('LIST_MAP', new Map()), attributes: EMPTY_PAYLOAD_ATTRIBUTES };
+}
+
+/** Gives up on a running batch: aborts its signal and answers its request with `reason`. */
+export type GiveUp = (reason: OriginError) => void;
 
 /** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */
 async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
   const timeoutMs = ctx.config.http.responseTimeoutMs;
-  const controller = new AbortController();
-  const onDestroy = (): void => controller.abort(new OriginError('ORIGIN_HTTP_CLOSING'));
-  ctx.destroySignal.addEventListener('abort', onDestroy, { once: true });
+  const controller = ctx.batchSignals.take();
+  let giveUp!: GiveUp;
+  const gaveUp = new Promise<never>((_, reject) => {
+    giveUp = (reason) => {
+      controller.abort(reason);
+      reject(reason);
+    };
+  });
   const timer = setTimeout(
-    () => controller.abort(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs })),
+    () => giveUp(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs })),
     timeoutMs,
   );
-  const aborted = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as unknown), {
-      once: true,
-    });
-  });
+  ctx.runningBatches.add(giveUp);
   try {
-    await Promise.race([ctx.runners.run(batch, controller.signal), aborted]);
+    // The race subscribes to `gaveUp`, so a later give-up (after the pipeline finished) is never unhandled.
+    await Promise.race([ctx.runners.run(batch, controller.signal), gaveUp]);
   } catch (error) {
     if (isOriginError(error)) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
   } finally {
     clearTimeout(timer);
-    ctx.destroySignal.removeEventListener('abort', onDestroy);
-    // The race is settled; a later abort must not surface as an unhandled rejection.
-    aborted.catch(() => undefined);
+    ctx.runningBatches.delete(giveUp);
+    ctx.batchSignals.give(controller);
   }
 }
 

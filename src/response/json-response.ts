@@ -1,6 +1,6 @@
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
-import { fieldValueToJson } from '../record/json-text';
+import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
 import type { ResponseSink } from './response-sink';
 import { responseStatus } from './status-rule';
 
@@ -91,6 +91,11 @@ function responseHeaders(charset: ResponseCharset, sink: ResponseSink | undefine
 }
 
 /** The records' values as JSON texts joined by `separator`; the hot path of every response. */
+/** `[v1,v2,…]`, the JSON array of the records' values. */
+function valuesArray(records: readonly DataRecord[]): string {
+  return fieldValuesToJsonArray(records.map((record) => record.value));
+}
+
 function joinValues(records: readonly DataRecord[], separator: string): string {
   let text = '';
   for (let i = 0; i < records.length; i++) {
@@ -109,12 +114,12 @@ function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
 
 function envelopeText(status: number, data: string, error: string, errorMessage: string | undefined): string {
   const message = errorMessage === undefined ? 'null' : JSON.stringify(errorMessage);
-  return `{"httpStatusCode":${status},"data":[${data}],"error":[${error}],"errorMessage":${message}}`;
+  return `{"httpStatusCode":${status},"data":${data},"error":${error},"errorMessage":${message}}`;
 }
 
 function rawText(records: readonly DataRecord[], jsonContent: JsonResponseConfig['jsonContent']): string {
   if (records.length === 0) return '';
-  return jsonContent === 'arrayOfObjects' ? `[${joinValues(records, ',')}]` : joinValues(records, '\n');
+  return jsonContent === 'arrayOfObjects' ? valuesArray(records) : joinValues(records, '\n');
 }
 
 /**
@@ -149,8 +154,8 @@ export function renderJsonResponse(sink: ResponseSink, config: JsonResponseConfi
       const errors = sink.errorRecords;
       text = envelopeText(
         status,
-        joinValues(sink.dataRecords, ','),
-        joinValues(errors, ','),
+        valuesArray(sink.dataRecords),
+        valuesArray(errors),
         firstErrorMessage(errors),
       );
     }
@@ -181,6 +186,6 @@ export function renderJsonEnvelopeError(
   return {
     status,
     headers: responseHeaders(charset, undefined),
-    body: encode(envelopeText(status, '', '', errorMessage), charset),
+    body: encode(envelopeText(status, '[]', '[]', errorMessage), charset),
   };
 }

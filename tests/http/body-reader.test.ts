@@ -52,239 +52,251 @@ function crcBytes(data: Uint8Array): Buffer {
   return crc;
 }
 
-describe('readDecodedBody over a real HTTP connection', () => {
-  let server: BodyTestServer;
+// consumeDecodedBody reads unencoded bodies from the request's events and hands encoded ones to
+// readDecodedBody; both must behave alike on every case.
+describe.each(['readDecodedBody', 'consumeDecodedBody'] as const)(
+  '%s over a real HTTP connection',
+  (reader) => {
+    let server: BodyTestServer;
 
-  beforeAll(async () => {
-    server = await startBodyServer({ maxRequestBytes: LIMIT });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.clearOutcomes();
-  });
+    beforeAll(async () => {
+      server = await startBodyServer({ maxRequestBytes: LIMIT }, { echo: true, reader });
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+    beforeEach(() => {
+      server.clearOutcomes();
+    });
 
-  it('yields an identity body as sent', async () => {
-    const body = sampleBody(150_000);
-    const response = await post(server, body);
-    expect(response.status).toBe(200);
-    expect(response.bytes.equals(body)).toBe(true);
-  });
-
-  it('treats Content-Encoding identity as no coding', async () => {
-    const body = sampleBody(1000);
-    const response = await post(server, body, { 'content-encoding': 'identity' });
-    expect(response.bytes.equals(body)).toBe(true);
-  });
-
-  it('yields nothing for an empty body, whatever its Content-Encoding', async () => {
-    for (const encoding of ['gzip', 'snappy', 'gzip, snappy']) {
-      const response = await post(server, new Uint8Array(0), { 'content-encoding': encoding });
-      expect(response.status).toBe(200);
-      expect(response.bytes.length).toBe(0);
-    }
-  });
-
-  it('decodes gzip, with the coding name trimmed and compared case-insensitively', async () => {
-    const body = sampleBody(150_000);
-    for (const encoding of ['gzip', ' GZIP ', 'x-gzip']) {
-      const response = await post(server, gzipSync(body), { 'content-encoding': encoding });
+    it('yields an identity body as sent', async () => {
+      const body = sampleBody(150_000);
+      const response = await post(server, body);
       expect(response.status).toBe(200);
       expect(response.bytes.equals(body)).toBe(true);
-    }
-  });
-
-  it('decodes multi-member gzip into the members one after the other', async () => {
-    const first = Buffer.from('first member\n');
-    const second = sampleBody(20_000);
-    const response = await post(server, Buffer.concat([gzipSync(first), gzipSync(second)]), {
-      'content-encoding': 'gzip',
     });
-    expect(response.bytes.equals(Buffer.concat([first, second]))).toBe(true);
-  });
 
-  it('decodes snappy framing made by encodeSnappyFramed', async () => {
-    const body = sampleBody(190_000);
-    const response = await post(server, encodeSnappyFramed(body), { 'content-encoding': 'snappy' });
-    expect(response.status).toBe(200);
-    expect(response.bytes.equals(body)).toBe(true);
-  });
-
-  it('decodes snappy framing made by the snappy package’s own framed compressor', async () => {
-    const body = sampleBody(190_000);
-    const compressor = new Compressor();
-    const framed = Buffer.concat([compressor.update(body), await compressor.finish()]);
-    const response = await post(server, framed, { 'content-encoding': 'snappy' });
-    expect(response.bytes.equals(body)).toBe(true);
-  });
-
-  it('decodes a hand-built framed stream with an uncompressed chunk, padding and a skippable chunk', async () => {
-    const plain = Buffer.from('stored as is; ');
-    const packed = Buffer.from('compressed compressed compressed compressed');
-    const framed = Buffer.concat([
-      SNAPPY_STREAM_IDENTIFIER,
-      chunk(0x01, Buffer.concat([crcBytes(plain), plain])),
-      chunk(0xfe, Buffer.alloc(7)),
-      chunk(0x80, Buffer.from('skip me')),
-      chunk(0x00, Buffer.concat([crcBytes(packed), compressSync(packed)])),
-      SNAPPY_STREAM_IDENTIFIER,
-    ]);
-    const response = await post(server, framed, { 'content-encoding': 'snappy' });
-    expect(response.status).toBe(200);
-    expect(response.bytes.toString()).toBe('stored as is; compressed compressed compressed compressed');
-  });
-
-  it('decodes a raw snappy block, as Prometheus remote-write sends it', async () => {
-    const body = sampleBody(190_000);
-    const response = await post(server, compressSync(body), { 'content-encoding': 'snappy' });
-    expect(response.status).toBe(200);
-    expect(response.bytes.equals(body)).toBe(true);
-  });
-
-  it('undoes a list of codings from the last one back', async () => {
-    const body = sampleBody(50_000);
-    const response = await post(server, encodeSnappyFramed(gzipSync(body)), {
-      'content-encoding': 'gzip, snappy',
+    it('treats Content-Encoding identity as no coding', async () => {
+      const body = sampleBody(1000);
+      const response = await post(server, body, { 'content-encoding': 'identity' });
+      expect(response.bytes.equals(body)).toBe(true);
     });
-    expect(response.status).toBe(200);
-    expect(response.bytes.equals(body)).toBe(true);
-  });
 
-  it('accepts a body of exactly maxRequestBytes, raw and decoded', async () => {
-    const body = sampleBody(LIMIT);
-    expect((await post(server, body)).bytes.equals(body)).toBe(true);
-    expect((await post(server, gzipSync(body), { 'content-encoding': 'gzip' })).bytes.equals(body)).toBe(
-      true,
-    );
-    expect((await post(server, compressSync(body), { 'content-encoding': 'snappy' })).bytes.length).toBe(
-      LIMIT,
-    );
-  });
-
-  it('answers 413 (raw) when the bytes received pass maxRequestBytes by one', async () => {
-    const response = await post(server, sampleBody(LIMIT + 1));
-    expect(response.status).toBe(413);
-    expect(response.json()).toEqual({
-      code: 'ORIGIN_HTTP_BODY_TOO_LARGE',
-      params: { which: 'raw', limitMb: 0.2, limitBytes: LIMIT },
+    it('yields nothing for an empty body, whatever its Content-Encoding', async () => {
+      for (const encoding of ['gzip', 'snappy', 'gzip, snappy']) {
+        const response = await post(server, new Uint8Array(0), { 'content-encoding': encoding });
+        expect(response.status).toBe(200);
+        expect(response.bytes.length).toBe(0);
+      }
     });
-  });
 
-  it('leaves the connection usable for the 413 when the limit is passed mid-body', async () => {
-    const response = await post(server, sampleBody(10 * LIMIT));
-    expect(response.status).toBe(413);
-    const outcome = await server.nextOutcome();
-    expect(outcome.consumed).toBeLessThanOrEqual(LIMIT);
-  });
+    it('decodes gzip, with the coding name trimmed and compared case-insensitively', async () => {
+      const body = sampleBody(150_000);
+      for (const encoding of ['gzip', ' GZIP ', 'x-gzip']) {
+        const response = await post(server, gzipSync(body), { 'content-encoding': encoding });
+        expect(response.status).toBe(200);
+        expect(response.bytes.equals(body)).toBe(true);
+      }
+    });
 
-  it('answers 413 (raw) for a chunked body without Content-Length', async () => {
-    const parts = [sampleBody(LIMIT), Buffer.from('x')];
-    const response = await post(server, Readable.from(parts));
-    expect(response.status).toBe(413);
-    expect(response.json().params.which).toBe('raw');
-  });
+    it('decodes multi-member gzip into the members one after the other', async () => {
+      const first = Buffer.from('first member\n');
+      const second = sampleBody(20_000);
+      const response = await post(server, Buffer.concat([gzipSync(first), gzipSync(second)]), {
+        'content-encoding': 'gzip',
+      });
+      expect(response.bytes.equals(Buffer.concat([first, second]))).toBe(true);
+    });
 
-  it('answers 413 (decoded) when the decoded bytes pass maxRequestBytes by one', async () => {
-    const body = Buffer.alloc(LIMIT + 1, 'a');
-    for (const [encoding, encoded] of [
-      ['gzip', gzipSync(body)],
-      ['snappy', encodeSnappyFramed(body)],
-      ['snappy', compressSync(body)],
-    ] as const) {
-      expect(encoded.length).toBeLessThan(LIMIT);
-      const response = await post(server, encoded, { 'content-encoding': encoding });
+    it('decodes snappy framing made by encodeSnappyFramed', async () => {
+      const body = sampleBody(190_000);
+      const response = await post(server, encodeSnappyFramed(body), { 'content-encoding': 'snappy' });
+      expect(response.status).toBe(200);
+      expect(response.bytes.equals(body)).toBe(true);
+    });
+
+    it('decodes snappy framing made by the snappy package’s own framed compressor', async () => {
+      const body = sampleBody(190_000);
+      const compressor = new Compressor();
+      const framed = Buffer.concat([compressor.update(body), await compressor.finish()]);
+      const response = await post(server, framed, { 'content-encoding': 'snappy' });
+      expect(response.bytes.equals(body)).toBe(true);
+    });
+
+    it('decodes a hand-built framed stream with an uncompressed chunk, padding and a skippable chunk', async () => {
+      const plain = Buffer.from('stored as is; ');
+      const packed = Buffer.from('compressed compressed compressed compressed');
+      const framed = Buffer.concat([
+        SNAPPY_STREAM_IDENTIFIER,
+        chunk(0x01, Buffer.concat([crcBytes(plain), plain])),
+        chunk(0xfe, Buffer.alloc(7)),
+        chunk(0x80, Buffer.from('skip me')),
+        chunk(0x00, Buffer.concat([crcBytes(packed), compressSync(packed)])),
+        SNAPPY_STREAM_IDENTIFIER,
+      ]);
+      const response = await post(server, framed, { 'content-encoding': 'snappy' });
+      expect(response.status).toBe(200);
+      expect(response.bytes.toString()).toBe('stored as is; compressed compressed compressed compressed');
+    });
+
+    it('decodes a raw snappy block, as Prometheus remote-write sends it', async () => {
+      const body = sampleBody(190_000);
+      const response = await post(server, compressSync(body), { 'content-encoding': 'snappy' });
+      expect(response.status).toBe(200);
+      expect(response.bytes.equals(body)).toBe(true);
+    });
+
+    it('undoes a list of codings from the last one back', async () => {
+      const body = sampleBody(50_000);
+      const response = await post(server, encodeSnappyFramed(gzipSync(body)), {
+        'content-encoding': 'gzip, snappy',
+      });
+      expect(response.status).toBe(200);
+      expect(response.bytes.equals(body)).toBe(true);
+    });
+
+    it('accepts a body of exactly maxRequestBytes, raw and decoded', async () => {
+      const body = sampleBody(LIMIT);
+      expect((await post(server, body)).bytes.equals(body)).toBe(true);
+      expect((await post(server, gzipSync(body), { 'content-encoding': 'gzip' })).bytes.equals(body)).toBe(
+        true,
+      );
+      expect((await post(server, compressSync(body), { 'content-encoding': 'snappy' })).bytes.length).toBe(
+        LIMIT,
+      );
+    });
+
+    it('answers 413 (raw) when the bytes received pass maxRequestBytes by one', async () => {
+      const response = await post(server, sampleBody(LIMIT + 1));
       expect(response.status).toBe(413);
-      expect(response.json().params).toEqual({ which: 'decoded', limitMb: 0.2, limitBytes: LIMIT });
+      expect(response.json()).toEqual({
+        code: 'ORIGIN_HTTP_BODY_TOO_LARGE',
+        params: { which: 'raw', limitMb: 0.2, limitBytes: LIMIT },
+      });
+    });
+
+    it('leaves the connection usable for the 413 when the limit is passed mid-body', async () => {
+      const response = await post(server, sampleBody(10 * LIMIT));
+      expect(response.status).toBe(413);
       const outcome = await server.nextOutcome();
       expect(outcome.consumed).toBeLessThanOrEqual(LIMIT);
-    }
-  });
-
-  it('refuses a raw snappy block from its declared length, before reading the rest of the body', async () => {
-    const body = Buffer.alloc(LIMIT + 1, 'a');
-    const block = compressSync(body);
-    // Only the head of the block is sent at first: the refusal must not wait for the rest.
-    const rest = new PassThrough();
-    const sent = post(server, rest, { 'content-encoding': 'snappy' });
-    rest.write(block.subarray(0, 16));
-    const outcome = await server.nextOutcome();
-    expect(isOriginError(outcome.error, 'ORIGIN_HTTP_BODY_TOO_LARGE')).toBe(true);
-    expect(outcome.consumed).toBe(0);
-    rest.end(block.subarray(16));
-    expect((await sent).status).toBe(413);
-  });
-
-  it('answers 400 for a corrupt or truncated gzip body', async () => {
-    const gzipped = gzipSync(sampleBody(20_000));
-    const flipped = Buffer.from(gzipped);
-    flipped[flipped.length >>> 1] = flipped[flipped.length >>> 1]! ^ 0xff;
-    for (const bad of [Buffer.from('this is not gzip'), flipped, gzipped.subarray(0, gzipped.length - 10)]) {
-      const response = await post(server, bad, { 'content-encoding': 'gzip' });
-      expect(response.status).toBe(400);
-      expect(response.json().code).toBe('ORIGIN_HTTP_BODY_CORRUPT');
-      expect(response.json().params.encoding).toBe('gzip');
-      const outcome = await server.nextOutcome();
-      expect((outcome.error as OriginError).cause).toMatchObject({ code: expect.stringMatching(/^Z_/) });
-    }
-  });
-
-  it('answers 400 for a snappy stream with a bad checksum', async () => {
-    const framed = encodeSnappyFramed(Buffer.from('some data to checksum'));
-    framed[framed.length - 1] = framed[framed.length - 1]! ^ 0x01;
-    const response = await post(server, framed, { 'content-encoding': 'snappy' });
-    expect(response.status).toBe(400);
-    expect(response.json().code).toBe('ORIGIN_HTTP_BODY_CORRUPT');
-    expect(response.json().params.detail).toMatch(/checksum mismatch/);
-  });
-
-  it('answers 400 for a truncated snappy stream', async () => {
-    const framed = encodeSnappyFramed(sampleBody(100_000));
-    const response = await post(server, framed.subarray(0, framed.length - 100), {
-      'content-encoding': 'snappy',
     });
-    expect(response.status).toBe(400);
-    expect(response.json().params.detail).toMatch(/truncated/);
-  });
 
-  it('answers 400 for a bad stream identifier or a bad raw block', async () => {
-    const badIdentifier = Buffer.from(encodeSnappyFramed(Buffer.from('data')));
-    badIdentifier[9] = 0x5a;
-    // A raw block carries no checksum; cutting its end leaves less data than its length varint declares.
-    const raw = compressSync(sampleBody(1000));
-    const truncatedRaw = raw.subarray(0, raw.length - 10);
-    const badVarint = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-    for (const bad of [badIdentifier, truncatedRaw, badVarint]) {
-      const response = await post(server, bad, { 'content-encoding': 'snappy' });
+    it('answers 413 (raw) for a chunked body without Content-Length', async () => {
+      const parts = [sampleBody(LIMIT), Buffer.from('x')];
+      const response = await post(server, Readable.from(parts));
+      expect(response.status).toBe(413);
+      expect(response.json().params.which).toBe('raw');
+    });
+
+    it('answers 413 (decoded) when the decoded bytes pass maxRequestBytes by one', async () => {
+      const body = Buffer.alloc(LIMIT + 1, 'a');
+      for (const [encoding, encoded] of [
+        ['gzip', gzipSync(body)],
+        ['snappy', encodeSnappyFramed(body)],
+        ['snappy', compressSync(body)],
+      ] as const) {
+        expect(encoded.length).toBeLessThan(LIMIT);
+        const response = await post(server, encoded, { 'content-encoding': encoding });
+        expect(response.status).toBe(413);
+        expect(response.json().params).toEqual({ which: 'decoded', limitMb: 0.2, limitBytes: LIMIT });
+        const outcome = await server.nextOutcome();
+        expect(outcome.consumed).toBeLessThanOrEqual(LIMIT);
+      }
+    });
+
+    it('refuses a raw snappy block from its declared length, before reading the rest of the body', async () => {
+      const body = Buffer.alloc(LIMIT + 1, 'a');
+      const block = compressSync(body);
+      // Only the head of the block is sent at first: the refusal must not wait for the rest.
+      const rest = new PassThrough();
+      const sent = post(server, rest, { 'content-encoding': 'snappy' });
+      rest.write(block.subarray(0, 16));
+      const outcome = await server.nextOutcome();
+      expect(isOriginError(outcome.error, 'ORIGIN_HTTP_BODY_TOO_LARGE')).toBe(true);
+      expect(outcome.consumed).toBe(0);
+      rest.end(block.subarray(16));
+      expect((await sent).status).toBe(413);
+    });
+
+    it('answers 400 for a corrupt or truncated gzip body', async () => {
+      const gzipped = gzipSync(sampleBody(20_000));
+      const flipped = Buffer.from(gzipped);
+      flipped[flipped.length >>> 1] = flipped[flipped.length >>> 1]! ^ 0xff;
+      for (const bad of [
+        Buffer.from('this is not gzip'),
+        flipped,
+        gzipped.subarray(0, gzipped.length - 10),
+      ]) {
+        const response = await post(server, bad, { 'content-encoding': 'gzip' });
+        expect(response.status).toBe(400);
+        expect(response.json().code).toBe('ORIGIN_HTTP_BODY_CORRUPT');
+        expect(response.json().params.encoding).toBe('gzip');
+        const outcome = await server.nextOutcome();
+        expect((outcome.error as OriginError).cause).toMatchObject({ code: expect.stringMatching(/^Z_/) });
+      }
+    });
+
+    it('answers 400 for a snappy stream with a bad checksum', async () => {
+      const framed = encodeSnappyFramed(Buffer.from('some data to checksum'));
+      framed[framed.length - 1] = framed[framed.length - 1]! ^ 0x01;
+      const response = await post(server, framed, { 'content-encoding': 'snappy' });
       expect(response.status).toBe(400);
       expect(response.json().code).toBe('ORIGIN_HTTP_BODY_CORRUPT');
-    }
-  });
+      expect(response.json().params.detail).toMatch(/checksum mismatch/);
+    });
 
-  it('answers 415 for an unknown Content-Encoding', async () => {
-    const response = await post(server, Buffer.from('data'), { 'content-encoding': 'br' });
-    expect(response.status).toBe(415);
-    expect(response.json()).toEqual({ code: 'ORIGIN_HTTP_ENCODING_UNSUPPORTED', params: { encoding: 'br' } });
-  });
+    it('answers 400 for a truncated snappy stream', async () => {
+      const framed = encodeSnappyFramed(sampleBody(100_000));
+      const response = await post(server, framed.subarray(0, framed.length - 100), {
+        'content-encoding': 'snappy',
+      });
+      expect(response.status).toBe(400);
+      expect(response.json().params.detail).toMatch(/truncated/);
+    });
 
-  it('throws ORIGIN_HTTP_BODY_ABORTED when the client closes the connection mid-body', async () => {
-    for (const encoding of ['identity', 'gzip', 'snappy']) {
-      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
-      await once(socket, 'connect');
-      const partial =
-        encoding === 'gzip' ? gzipSync(sampleBody(50_000)) : encodeSnappyFramed(sampleBody(50_000));
-      socket.write(
-        `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${partial.length}\r\n\r\n`,
-      );
-      const started = once(server.http, 'request');
-      socket.write(partial.subarray(0, partial.length >>> 1));
-      await started;
-      socket.destroy();
-      const { error } = await server.nextOutcome();
-      expect(isOriginError(error, 'ORIGIN_HTTP_BODY_ABORTED')).toBe(true);
-    }
-  });
-});
+    it('answers 400 for a bad stream identifier or a bad raw block', async () => {
+      const badIdentifier = Buffer.from(encodeSnappyFramed(Buffer.from('data')));
+      badIdentifier[9] = 0x5a;
+      // A raw block carries no checksum; cutting its end leaves less data than its length varint declares.
+      const raw = compressSync(sampleBody(1000));
+      const truncatedRaw = raw.subarray(0, raw.length - 10);
+      const badVarint = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+      for (const bad of [badIdentifier, truncatedRaw, badVarint]) {
+        const response = await post(server, bad, { 'content-encoding': 'snappy' });
+        expect(response.status).toBe(400);
+        expect(response.json().code).toBe('ORIGIN_HTTP_BODY_CORRUPT');
+      }
+    });
+
+    it('answers 415 for an unknown Content-Encoding', async () => {
+      const response = await post(server, Buffer.from('data'), { 'content-encoding': 'br' });
+      expect(response.status).toBe(415);
+      expect(response.json()).toEqual({
+        code: 'ORIGIN_HTTP_ENCODING_UNSUPPORTED',
+        params: { encoding: 'br' },
+      });
+    });
+
+    it('throws ORIGIN_HTTP_BODY_ABORTED when the client closes the connection mid-body', async () => {
+      for (const encoding of ['identity', 'gzip', 'snappy']) {
+        const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+        await once(socket, 'connect');
+        const partial =
+          encoding === 'gzip' ? gzipSync(sampleBody(50_000)) : encodeSnappyFramed(sampleBody(50_000));
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${partial.length}\r\n\r\n`,
+        );
+        const started = once(server.http, 'request');
+        socket.write(partial.subarray(0, partial.length >>> 1));
+        await started;
+        socket.destroy();
+        const { error } = await server.nextOutcome();
+        expect(isOriginError(error, 'ORIGIN_HTTP_BODY_ABORTED')).toBe(true);
+      }
+    });
+  },
+);
 
 describe('readDecodedBody against a gzip bomb', () => {
   it('stops a 1 GB gzip bomb at a 10 MB limit with memory staying flat', async () => {

@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { isOriginError } from '../../src/errors/origin-error';
-import { readDecodedBody, type BodyReadOptions } from '../../src/http/body-reader';
+import { consumeDecodedBody, readDecodedBody, type BodyReadOptions } from '../../src/http/body-reader';
+
+/** Which reading function the server's handler uses. */
+export type BodyReader = 'readDecodedBody' | 'consumeDecodedBody';
 
 /** What the server's handler saw for one request. */
 export interface HandlerOutcome {
@@ -14,7 +17,8 @@ export interface HandlerOutcome {
 }
 
 /**
- * A real HTTP server on 127.0.0.1:0 whose handler reads the body with `readDecodedBody` and echoes the decoded
+ * A real HTTP server on 127.0.0.1:0 whose handler reads the body with `readDecodedBody` (or, when asked,
+ * `consumeDecodedBody`) and echoes the decoded
  * bytes (200), or answers an OriginError with its status and `{ code, params }` as JSON.
  */
 export interface BodyTestServer {
@@ -29,7 +33,7 @@ export interface BodyTestServer {
 
 export async function startBodyServer(
   options: BodyReadOptions,
-  consumer: { echo: boolean } = { echo: true },
+  consumer: { echo: boolean; reader?: BodyReader } = { echo: true },
 ): Promise<BodyTestServer> {
   const outcomes: HandlerOutcome[] = [];
   const waiters: ((outcome: HandlerOutcome) => void)[] = [];
@@ -45,11 +49,13 @@ export async function startBodyServer(
       let consumed = 0;
       let peakRss = process.memoryUsage().rss;
       try {
-        for await (const chunk of readDecodedBody(req, options)) {
+        const take = (chunk: Uint8Array): void => {
           consumed += chunk.length;
           if (consumer.echo) chunks.push(Buffer.from(chunk));
           peakRss = Math.max(peakRss, process.memoryUsage().rss);
-        }
+        };
+        if (consumer.reader === 'consumeDecodedBody') await consumeDecodedBody(req, options, take);
+        else for await (const chunk of readDecodedBody(req, options)) take(chunk);
         report({ consumed, peakRss });
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.concat(chunks));
       } catch (error) {

@@ -1,6 +1,24 @@
 import { TextDecoder } from 'node:util';
 import { OriginError } from '../../errors/origin-error';
 
+/** Charset names already known to mean UTF-8: one parser is made per request, a TextDecoder costs more. */
+const utf8Names = new Set<string>();
+
+function isUtf8(charset: string): boolean {
+  if (utf8Names.has(charset)) return true;
+  if (transcoderFor(charset).encoding !== 'utf-8') return false;
+  utf8Names.add(charset);
+  return true;
+}
+
+function transcoderFor(charset: string): TextDecoder {
+  try {
+    return new TextDecoder(charset);
+  } catch (error) {
+    throw new OriginError('ORIGIN_CHARSET_UNSUPPORTED', { charset }, { cause: error });
+  }
+}
+
 /**
  * Turns the chunks of a text body into UTF-8 bytes for a byte-level framer: it transcodes other charsets, skips a
  * leading UTF-8 byte order mark and removes ASCII control characters when asked.
@@ -20,14 +38,13 @@ export class Utf8Input {
    * @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when this Node.js build has no decoder for `charset`.
    */
   constructor(charset: string, removeControlCharacters: boolean) {
-    let decoder: TextDecoder;
-    try {
-      decoder = new TextDecoder(charset);
-    } catch (error) {
-      throw new OriginError('ORIGIN_CHARSET_UNSUPPORTED', { charset }, { cause: error });
-    }
-    this.#decoder = decoder.encoding === 'utf-8' ? undefined : decoder;
+    this.#decoder = isUtf8(charset) ? undefined : transcoderFor(charset);
     this.#removeControls = removeControlCharacters;
+  }
+
+  /** True when input bytes pass through unchanged: UTF-8 without control-character removal. */
+  get isPassThrough(): boolean {
+    return this.#decoder === undefined && !this.#removeControls;
   }
 
   /** Bytes held back between calls (at most the first two bytes of a body that may start with a BOM). */

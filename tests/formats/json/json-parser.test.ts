@@ -213,3 +213,38 @@ describe('JSON parser: bounded memory', () => {
     expect(maxBuffered).toBeLessThan(line.length);
   });
 });
+
+describe('parseAll on a whole, well-formed body', () => {
+  const parser = (options: Partial<ConstructorParameters<typeof JsonParser>[0]> = {}) =>
+    new JsonParser({
+      jsonContent: 'arrayOfObjects',
+      maxObjectLengthChars: 4096,
+      charset: 'UTF-8',
+      ignoreControlCharacters: false,
+      ...options,
+    });
+  const pushed = (p: JsonParser, bytes: Buffer) => {
+    const first = p.push(bytes);
+    const last = p.end();
+    return { records: [...first.records, ...last.records], failures: [...first.failures, ...last.failures] };
+  };
+
+  it.each([
+    ['an array of objects', 'arrayOfObjects', '[{"a":1},{"b":[true,null,"x"]},3]'],
+    ['one object', 'multipleObjects', '\ufeff {"a":{"b":"ü"}} '],
+    ['a digit run inside a string', 'arrayOfObjects', '[{"phone":"12345678901234567"}]'],
+    ['an integer beyond 2^53', 'arrayOfObjects', '[{"id":9007199254740993}]'],
+    ['several objects', 'multipleObjects', '{"a":1} {"a":2}'],
+    ['a scalar where an array is expected', 'arrayOfObjects', '{"a":1}'],
+  ] as const)('gives what push and end give for %s', (_, jsonContent, text) => {
+    const bytes = Buffer.from(text);
+    expect(parser({ jsonContent }).parseAll(bytes)).toEqual(pushed(parser({ jsonContent }), bytes));
+  });
+
+  it('still reports an element over maxObjectLengthChars when the body is longer than the limit', () => {
+    const bytes = Buffer.from(`[{"s":"${'x'.repeat(40)}"},{"a":1}]`);
+    const result = parser({ maxObjectLengthChars: 30 }).parseAll(bytes);
+    expect(result.records.map((r) => r.value)).toEqual([{ a: 1 }]);
+    expect(result.failures.map((f) => f.code)).toEqual(['ORIGIN_JSON_OBJECT_TOO_LONG']);
+  });
+});

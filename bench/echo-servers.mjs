@@ -1,13 +1,14 @@
 // The two servers `npm run bench` compares, each run in its own process by bench/echo.ts:
 //   origin   — the echo origin (in-process runners, echo pipeline), JSON arrayOfObjects
 //   baseline — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
-// Prints the port on stdout once listening.
+// Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
+// builds it first, so no TypeScript loader sits in the measured process.
 import { createServer } from 'node:http';
-import { InProcessRunnerPool, Origin, echoPipeline } from 'rest-service-origin';
+import { InProcessRunnerPool, Origin, echoPipeline } from '../dist/index.js';
 
 const kind = process.argv[2];
 
-async function startOrigin(): Promise<number> {
+async function startOrigin() {
   const runners = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
@@ -22,12 +23,12 @@ async function startOrigin(): Promise<number> {
   return Number(new URL(await origin.start()).port);
 }
 
-async function startBaseline(): Promise<number> {
+async function startBaseline() {
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const records = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[];
+      const records = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const body = JSON.stringify({ httpStatusCode: 200, data: records, error: [], errorMessage: null });
       res.writeHead(200, {
         'Content-Type': 'application/json; charset=utf-8',
@@ -36,8 +37,8 @@ async function startBaseline(): Promise<number> {
       res.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server.address().port;
 }
 
 const port =
@@ -47,3 +48,5 @@ if (port === undefined) {
   process.exit(2);
 }
 console.log(port);
+// Exit through process.exit so that --cpu-prof can write its profile when the bench stops the server.
+process.once('SIGINT', () => process.exit(0));
