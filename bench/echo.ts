@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 32;
 const TARGET_RATIO = 0.7;
 
@@ -80,16 +80,18 @@ console.log(
   `\necho origin vs node:http baseline — ${ROUNDS} interleaved rounds of ${SECONDS}s, ${CONNECTIONS} connections\n`,
 );
 console.log(
-  'body         | origin req/s | origin p99 ms | baseline req/s | baseline p99 ms | ratio | target',
+  'body         | origin req/s | origin p99 ms | baseline req/s | baseline p99 ms | ratio (median of rounds) | target',
 );
 let pass = true;
 for (const [name, r] of Object.entries(results)) {
-  const ratio = median(r.origin.rps) / median(r.baseline.rps);
+  // Each round measures both servers back to back, so the ratio of one round is little touched by the slow drift
+  // of a shared machine; the median of those ratios is the figure that counts.
+  const ratio = median(r.origin.rps.map((rps, round) => rps / (r.baseline.rps[round] ?? Infinity)));
   pass &&= ratio >= TARGET_RATIO && r.origin.errors === 0;
   console.log(
     `${name.padEnd(12)} | ${median(r.origin.rps).toFixed(0).padStart(12)} | ${median(r.origin.p99).toFixed(1).padStart(13)} | ` +
       `${median(r.baseline.rps).toFixed(0).padStart(14)} | ${median(r.baseline.p99).toFixed(1).padStart(15)} | ` +
-      `${ratio.toFixed(2).padStart(5)} | ≥ ${TARGET_RATIO}${r.origin.errors ? ` (${r.origin.errors} errors!)` : ''}`,
+      `${ratio.toFixed(2).padStart(24)} | ≥ ${TARGET_RATIO}${r.origin.errors ? ` (${r.origin.errors} errors!)` : ''}`,
   );
 }
 console.log(pass ? '\ntarget met' : '\ntarget NOT met');

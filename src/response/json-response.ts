@@ -90,12 +90,12 @@ function responseHeaders(charset: ResponseCharset, sink: ResponseSink | undefine
   return headers;
 }
 
-/** The records' values as JSON texts joined by `separator`; the hot path of every response. */
-/** `[v1,v2,…]`, the JSON array of the records' values. */
+/** `[v1,v2,…]`, the JSON array of the records' values; the hot path of every response. */
 function valuesArray(records: readonly DataRecord[]): string {
   return fieldValuesToJsonArray(records.map((record) => record.value));
 }
 
+/** The records' values as JSON texts joined by `separator` (raw `multipleObjects`). */
 function joinValues(records: readonly DataRecord[], separator: string): string {
   let text = '';
   for (let i = 0; i < records.length; i++) {
