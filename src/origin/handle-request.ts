@@ -19,6 +19,7 @@ import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
+import type { BatchDeadlines, GiveUp } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { OriginMetrics } from './origin-metrics';
 
@@ -46,8 +47,8 @@ export interface RequestContext {
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
-  /** The batches running now; `destroy()` gives up on each of them. */
-  readonly runningBatches: Set<GiveUp>;
+  /** The batches running now and their response deadlines; `destroy()` gives up on each of them. */
+  readonly runningBatches: BatchDeadlines;
   readonly batchSignals: BatchSignals;
   isClosing(): boolean;
   nextRequestId(): string;
@@ -233,12 +234,8 @@ function emptyPayloadRecord(): ParsedRecord {
   return { value: field('LIST_MAP', new Map()), attributes: EMPTY_PAYLOAD_ATTRIBUTES };
 }
 
-/** Gives up on a running batch: aborts its signal and answers its request with `reason`. */
-export type GiveUp = (reason: OriginError) => void;
-
 /** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */
 async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
-  const timeoutMs = ctx.config.http.responseTimeoutMs;
   const controller = ctx.batchSignals.take();
   let giveUp!: GiveUp;
   const gaveUp = new Promise<never>((_, reject) => {
@@ -247,10 +244,6 @@ async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
       reject(reason);
     };
   });
-  const timer = setTimeout(
-    () => giveUp(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs })),
-    timeoutMs,
-  );
   ctx.runningBatches.add(giveUp);
   try {
     // The race subscribes to `gaveUp`, so a later give-up (after the pipeline finished) is never unhandled.
@@ -260,7 +253,6 @@ async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
     const detail = error instanceof Error ? error.message : String(error);
     throw new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
   } finally {
-    clearTimeout(timer);
     ctx.runningBatches.delete(giveUp);
     ctx.batchSignals.give(controller);
   }

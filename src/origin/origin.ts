@@ -9,9 +9,10 @@ import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { Admission } from './admission';
 import { ApplicationIdList } from './application-id';
+import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, type GiveUp, type RequestContext } from './handle-request';
+import { handleRequest, refuse, type RequestContext } from './handle-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 
@@ -58,7 +59,7 @@ export class Origin {
   readonly #runners: RunnerPool;
   readonly #metrics = new OriginMetrics();
   readonly #admission: Admission;
-  readonly #runningBatches = new Set<GiveUp>();
+  readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #context: RequestContext;
   #state: OriginState = 'idle';
@@ -84,6 +85,7 @@ export class Origin {
       queueSize: http.queueSize,
       queueTimeoutMs: http.queueTimeoutMs,
     });
+    this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
     this.#context = {
       config: this.config,
       format,
@@ -186,7 +188,7 @@ export class Origin {
   async destroy(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
-    for (const giveUp of this.#runningBatches) giveUp(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.#runningBatches.giveUpAll(new OriginError('ORIGIN_HTTP_CLOSING'));
     this.#admission.refuseWaiting(new OriginError('ORIGIN_HTTP_CLOSING'));
     // Let the handlers of aborted batches write their 503 answers before the connections are cut.
     await new Promise((resolve) => setImmediate(resolve));
@@ -216,6 +218,7 @@ export class Origin {
   #finish(reason: OriginError | undefined): void {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    this.#runningBatches.stop();
     this.#lease = undefined;
     this.#emit('stop', reason ? { reason } : {});
   }
