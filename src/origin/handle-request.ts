@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataFormat, ParseFailure, ParseSource, ParsedRecord } from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
-import { checkContentEncoding } from '../http/content-encoding';
+import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
@@ -116,7 +116,7 @@ export function refuse(
   const headers: Record<string, string> = {};
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
-  if (error.httpStatus === 415) headers['Accept-Encoding'] = 'gzip, snappy';
+  if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   // A body left unread would be drained by Node to keep the connection alive; closing is cheaper and safer.
   if (!request.bodyRead && !req.complete) headers['Connection'] = 'close';
   send(ctx, res, rendered, headers);
