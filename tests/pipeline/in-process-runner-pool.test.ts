@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isOriginError } from '../../src/errors/origin-error';
-import { createRequestBatch, type Batch } from '../../src/pipeline/batch';
+import type { Batch } from '../../src/pipeline/batch';
 import { InProcessRunnerPool } from '../../src/pipeline/in-process-runner-pool';
 import type { Pipeline, PipelineContext } from '../../src/pipeline/runner-pool';
 import { DataRecord } from '../../src/record/data-record';
+import { batchOf } from './batch-fixtures';
 
 interface Deferred<T = void> {
   readonly promise: Promise<T>;
@@ -25,18 +26,7 @@ function deferred<T = void>(): Deferred<T> {
 }
 
 function requestBatch(n: number): Batch {
-  return createRequestBatch({
-    records: [new DataRecord({ n })],
-    request: {
-      requestId: `r-${n}`,
-      method: 'POST',
-      path: '/',
-      queryString: '',
-      remoteHost: '127.0.0.1',
-      headers: {},
-      receivedAt: 0,
-    },
-  });
+  return batchOf([new DataRecord({ n })], [], `r-${n}`);
 }
 
 function numberOf(batch: Batch): number {

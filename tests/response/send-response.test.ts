@@ -1,25 +1,7 @@
-import { createIdleBatch, createRequestBatch, type Batch } from '../../src/pipeline/batch';
+import { createIdleBatch } from '../../src/pipeline/batch';
 import { DataRecord } from '../../src/record/data-record';
+import { batchOf, errorRecord } from '../pipeline/batch-fixtures';
 import { SendErrorResponse, SendResponse } from '../../src/response/send-response';
-
-function batchOf(records: DataRecord[], errorRecords: DataRecord[] = []): Batch {
-  return createRequestBatch({
-    records,
-    errorRecords,
-    request: {
-      requestId: 'r-1',
-      method: 'POST',
-      path: '/',
-      queryString: '',
-      remoteHost: '127.0.0.1',
-      headers: {},
-      receivedAt: 0,
-    },
-  });
-}
-
-const errorRecord = (value: string, message: string): DataRecord =>
-  DataRecord.createErrorRecord(new DataRecord(value), { code: 'E', message, stage: 'origin' });
 
 describe('SendResponse', () => {
   it('adds all records of the batch with status 200 by default', () => {

@@ -1,27 +1,8 @@
-import { createRequestBatch, type Batch } from '../../src/pipeline/batch';
 import { DataRecord } from '../../src/record/data-record';
+import { batchOf, errorRecord } from '../pipeline/batch-fixtures';
 import { ResponseSink } from '../../src/response/response-sink';
 import { SendResponse } from '../../src/response/send-response';
 import { responseStatus } from '../../src/response/status-rule';
-
-function batchOf(records: DataRecord[], errorRecords: DataRecord[] = []): Batch {
-  return createRequestBatch({
-    records,
-    errorRecords,
-    request: {
-      requestId: 'r-1',
-      method: 'POST',
-      path: '/',
-      queryString: '',
-      remoteHost: '127.0.0.1',
-      headers: {},
-      receivedAt: 0,
-    },
-  });
-}
-
-const errorRecord = (value: string, message: string): DataRecord =>
-  DataRecord.createErrorRecord(new DataRecord(value), { code: 'E', message, stage: 'origin' });
 
 describe('responseStatus', () => {
   it('is 200 when no record reached the response', () => {
