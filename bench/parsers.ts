@@ -5,8 +5,12 @@
  * arrayOfObjects.
  */
 import type { ParseResult } from '../src/formats/data-format';
+import Papa from 'papaparse';
+import { delimitedFormat } from '../src/formats/delimited/delimited-format';
 import { resolveFormatConfig } from '../src/formats/format-config';
 import { jsonFormat } from '../src/formats/json/json-format';
+import { xmlFormat } from '../src/formats/xml/xml-format';
+import sax from 'sax';
 
 const TARGET_BYTES = 10 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
@@ -154,4 +158,137 @@ bench('Objects with an integer id beyond 2^53 (exact path for every object)', tr
 const met = ratio >= TARGET_RATIO;
 console.log(
   `\narrayOfObjects ratio ${ratio.toFixed(2)}x of JSON.parse; target ${TARGET_RATIO}x: ${met ? 'met' : 'NOT met'}`,
+);
+
+/** XML: plain sax (events only, counting record elements) against the XML format building full records. */
+function benchXml(): number {
+  const next = random(7);
+  const parts = ['<orders>'];
+  let size = 8;
+  let objects = 0;
+  while (size < TARGET_BYTES) {
+    const o = makeObject(objects++, next, false) as { name: string; email: string; score: number };
+    const text = `<order id="${objects}"><name>${o.name}</name><email>${o.email}</email><score>${o.score}</score><tag>a</tag><tag>b</tag><city>Zürich</city></order>\n`;
+    parts.push(text);
+    size += Buffer.byteLength(text);
+  }
+  parts.push('</orders>');
+  const bytes = Buffer.from(parts.join(''));
+  const config = resolveFormatConfig(xmlFormat, { delimiterElement: 'order' });
+  const contenders: Contender[] = [
+    {
+      name: 'sax (events only)',
+      bytes,
+      run: () => {
+        const parser = sax.parser(true, { xmlns: true });
+        let count = 0;
+        parser.onclosetag = (name) => {
+          if (name === 'order') count++;
+        };
+        for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+          parser.write(bytes.toString('utf8', at, Math.min(bytes.length, at + CHUNK_BYTES)));
+        }
+        parser.close();
+        return count;
+      },
+    },
+    {
+      name: 'xml format push 64 KiB',
+      bytes,
+      run: () => {
+        const parser = xmlFormat.createParser(config, { originState: new Map() });
+        let records = 0;
+        for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+          records += parser.push(bytes.subarray(at, at + CHUNK_BYTES)).records.length;
+        }
+        return records + parser.end().records.length;
+      },
+    },
+  ];
+  const samples = contenders.map(() => [] as number[]);
+  for (let round = 0; round < 3; round++) {
+    contenders.forEach((contender, i) => samples[i]?.push(measure(contender, objects)));
+  }
+  const rates = samples.map(median);
+  console.log(`\nXML: ${objects} records, ${(bytes.length / 1e6).toFixed(1)} MB, median of 3 rounds`);
+  console.log(
+    `${'contender'.padEnd(30)} ${'MB/s'.padStart(8)} ${'records/s'.padStart(12)} ${'vs sax'.padStart(8)}`,
+  );
+  contenders.forEach((contender, i) => {
+    const rate = rates[i] ?? 0;
+    const perSecond = (objects / (bytes.length / 1e6 / rate)).toFixed(0);
+    console.log(
+      `${contender.name.padEnd(30)} ${rate.toFixed(1).padStart(8)} ${perSecond.padStart(12)} ${`${(rate / (rates[0] ?? 1)).toFixed(2)}x`.padStart(8)}`,
+    );
+  });
+  return (rates[1] ?? 0) / (rates[0] ?? 1);
+}
+
+const xmlRatio = benchXml();
+console.log(`XML ratio ${xmlRatio.toFixed(2)}x of sax; target 0.6x: ${xmlRatio >= 0.6 ? 'met' : 'NOT met'}`);
+
+/**
+ * CSV: plain papaparse (rows as string arrays, whole body as one string) against the delimited format building
+ * full LIST_MAP records from 64 KiB chunks, on the same bytes. Quoted values with delimiters and doubled quotes
+ * and non-ASCII text are in every row.
+ */
+function benchCsv(): number {
+  const next = random(11);
+  const rows: string[] = [];
+  let size = 0;
+  while (size < TARGET_BYTES) {
+    const o = makeObject(rows.length, next, false) as {
+      name: string;
+      email: string;
+      score: number;
+      count: number;
+    };
+    const row = `${rows.length},${o.email},"${o.name}, ""${o.count}""",Zürich,${o.score},${next() < 0.5},2024-01-01T00:00:00Z`;
+    rows.push(row);
+    size += Buffer.byteLength(row) + 1;
+  }
+  const bytes = Buffer.from(rows.map((row) => `${row}\n`).join(''));
+  const records = rows.length;
+  const standard = resolveFormatConfig(delimitedFormat, {});
+  const wide = resolveFormatConfig(delimitedFormat, { csvParser: 'wideFile' });
+  const chunked = (config: unknown): number => {
+    const parser = delimitedFormat.createParser(config as typeof standard, { originState: new Map() });
+    let count = 0;
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+      count += parser.push(bytes.subarray(at, at + CHUNK_BYTES)).records.length;
+    }
+    return count + parser.end().records.length;
+  };
+  const contenders: Contender[] = [
+    {
+      name: 'papaparse (whole body)',
+      bytes,
+      run: () =>
+        Papa.parse<string[]>(bytes.toString('utf8'), { delimiter: ',', skipEmptyLines: true }).data.length,
+    },
+    { name: 'delimited push 64 KiB', bytes, run: () => chunked(standard) },
+    { name: 'delimited wideFile 64 KiB', bytes, run: () => chunked(wide) },
+  ];
+  const samples = contenders.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    contenders.forEach((contender, i) => samples[i]?.push(measure(contender, records)));
+  }
+  const rates = samples.map(median);
+  console.log(`\nCSV: ${records} records, ${(bytes.length / 1e6).toFixed(1)} MB, median of ${ROUNDS} rounds`);
+  console.log(
+    `${'contender'.padEnd(30)} ${'MB/s'.padStart(8)} ${'records/s'.padStart(12)} ${'vs papaparse'.padStart(13)}`,
+  );
+  contenders.forEach((contender, i) => {
+    const rate = rates[i] ?? 0;
+    const perSecond = (records / (bytes.length / 1e6 / rate)).toFixed(0);
+    console.log(
+      `${contender.name.padEnd(30)} ${rate.toFixed(1).padStart(8)} ${perSecond.padStart(12)} ${`${(rate / (rates[0] ?? 1)).toFixed(2)}x`.padStart(13)}`,
+    );
+  });
+  return (rates[1] ?? 0) / (rates[0] ?? 1);
+}
+
+const csvRatio = benchCsv();
+console.log(
+  `CSV ratio ${csvRatio.toFixed(2)}x of papaparse; target 0.6x: ${csvRatio >= 0.6 ? 'met' : 'NOT met'}`,
 );

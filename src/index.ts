@@ -58,6 +58,14 @@ export {
 } from './formats/failure';
 export { jsonFormat, JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './formats/json/json-format';
 export { binaryFormat, BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './formats/binary/binary-format';
+export {
+  delimitedFormat,
+  DELIMITED_FORMAT_SCHEMA,
+  type DelimitedFormatConfig,
+  type DelimiterFormatType,
+} from './formats/delimited/delimited-format';
+export { xmlFormat, XML_FORMAT_SCHEMA, type XmlFormatConfig } from './formats/xml/xml-format';
+export type { XmlNamespace } from './formats/xml/xml-delimiter';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
@@ -75,6 +83,12 @@ export {
   type JsonResponseConfig,
   type RenderedResponse,
 } from './response/json-response';
+export {
+  renderXmlResponse,
+  renderXmlEnvelopeError,
+  validateXmlDocument,
+  type XmlResponseConfig,
+} from './response/xml-response';
 
 // Request bodies (useful to clients and tests).
 export { encodeSnappyFramed, SnappyFramedDecoder } from './http/snappy-framing';

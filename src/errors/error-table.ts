@@ -147,6 +147,44 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: "jsonContent is arrayOfObjects but the body starts with '{found}' instead of '['.",
   },
+  ORIGIN_DELIMITED_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'Malformed delimited record at line {line}: {detail}.',
+  },
+  ORIGIN_DELIMITED_RECORD_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message:
+      'The delimited record at line {line} is {length} characters long and exceeds maxRecordLengthChars {limit}; it was not read.',
+  },
+  ORIGIN_DELIMITED_COLUMNS_MISMATCH: {
+    category: 'parse',
+    httpStatus: 400,
+    message:
+      'The delimited record at line {line} has {count} columns but the header has {expected}, and allowExtraColumns is off.',
+  },
+  ORIGIN_DELIMITED_TOO_MANY_COLUMNS: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The delimited record at line {line} has more columns than maxColumns {limit}.',
+  },
+  ORIGIN_DELIMITED_COLUMN_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'A value of the delimited record at line {line} is longer than maxCharactersPerColumn {limit}.',
+  },
+  ORIGIN_XML_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'Malformed XML at line {line}, column {column}: {detail}.',
+  },
+  ORIGIN_XML_RECORD_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message:
+      'The XML record at byte {offset} is {length} characters long and exceeds maxRecordLengthChars {limit}.',
+  },
   ORIGIN_BINARY_TOO_LARGE: {
     category: 'limit',
     httpStatus: 413,
@@ -198,6 +236,11 @@ export const ERROR_TABLE = {
     category: 'response',
     httpStatus: 500,
     message: "Response header '{name}' cannot be sent: {detail}.",
+  },
+  ORIGIN_RESPONSE_SCHEMA_INVALID: {
+    category: 'response',
+    httpStatus: 500,
+    message: 'The XML response does not validate against xmlSchema and was not sent: {detail}.',
   },
   ORIGIN_RESPONSE_CHARSET_UNSUPPORTED: {
     category: 'config',

@@ -1,10 +1,12 @@
 import { binaryFormat } from './binary/binary-format';
 import type { DataFormat } from './data-format';
+import { delimitedFormat } from './delimited/delimited-format';
 import { FormatRegistry } from './format-registry';
 import { jsonFormat } from './json/json-format';
+import { xmlFormat } from './xml/xml-format';
 
 /** The formats that ship with the library, in the order the registry lists them. A new format is one line here. */
-export const BUILT_IN_FORMATS: readonly DataFormat[] = [jsonFormat, binaryFormat];
+export const BUILT_IN_FORMATS: readonly DataFormat[] = [jsonFormat, binaryFormat, xmlFormat, delimitedFormat];
 
 /**
  * A registry holding {@link BUILT_IN_FORMATS}. It is shared: a host that adds formats of its own should

@@ -15,6 +15,7 @@ import {
   type RenderedResponse,
 } from '../response/json-response';
 import { ResponseSink } from '../response/response-sink';
+import { renderXmlEnvelopeError, renderXmlResponse } from '../response/xml-response';
 import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
@@ -83,7 +84,12 @@ export async function handleRequest(
       const batch = await readBatch(ctx, req, requestId);
       bodyRead = true;
       await runBatch(ctx, batch);
-      const rendered = renderJsonResponse(batch.response as ResponseSink, ctx.config.httpResponse);
+      const response = ctx.config.httpResponse;
+      // The JSON path stays synchronous: only XML (whose schema validation runs in a worker) awaits.
+      const rendered =
+        response.dataFormat === 'xml'
+          ? await renderXmlResponse(batch.response as ResponseSink, response)
+          : renderJsonResponse(batch.response as ResponseSink, response);
       send(ctx, res, rendered, {});
       const durationMs = performance.now() - startedAt;
       ctx.metrics.countRequest('answered', rendered.status, durationMs);
@@ -112,7 +118,11 @@ export function refuse(
   error: OriginError,
   request: { requestId: string; bodyRead: boolean; startedAt: number },
 ): void {
-  const rendered = renderJsonEnvelopeError(error.httpStatus, error.describe(), ctx.config.httpResponse);
+  const response = ctx.config.httpResponse;
+  const rendered =
+    response.dataFormat === 'xml'
+      ? renderXmlEnvelopeError(error.httpStatus, error.describe(), response)
+      : renderJsonEnvelopeError(error.httpStatus, error.describe(), response);
   const headers: Record<string, string> = {};
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;

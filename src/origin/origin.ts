@@ -267,8 +267,6 @@ function refuseUnsupported(config: OriginConfig): void {
   if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
   if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
   if (config.tls.useTls) unsupported('/tls/useTls', true);
-  if (config.httpResponse.dataFormat !== 'json')
-    unsupported('/httpResponse/dataFormat', config.httpResponse.dataFormat);
   if (config.dataFormat.compression.format !== 'none') {
     unsupported('/dataFormat/compression/format', config.dataFormat.compression.format);
   }

@@ -2,9 +2,9 @@ import { BUILT_IN_FORMATS, defaultRegistry } from '../../src/formats/built-in';
 import { resolveFormatConfig } from '../../src/formats/format-config';
 
 describe('built-in formats', () => {
-  it('registers json and binary in the default registry', () => {
-    expect(BUILT_IN_FORMATS.map((f) => f.name)).toEqual(['json', 'binary']);
-    expect(defaultRegistry.names()).toEqual(['json', 'binary']);
+  it('registers json, binary, xml and delimited in the default registry', () => {
+    expect(BUILT_IN_FORMATS.map((f) => f.name)).toEqual(['json', 'binary', 'xml', 'delimited']);
+    expect(defaultRegistry.names()).toEqual(['json', 'binary', 'xml', 'delimited']);
     expect(defaultRegistry.get('json')).toBe(BUILT_IN_FORMATS[0]);
   });
 
@@ -16,6 +16,29 @@ describe('built-in formats', () => {
       ignoreControlCharacters: false,
     });
     expect(resolveFormatConfig(defaultRegistry.get('binary'), {})).toEqual({ maxDataSizeBytes: 1024 });
+    expect(resolveFormatConfig(defaultRegistry.get('xml'), {})).toEqual({
+      delimiterElement: '',
+      preserveRootElement: true,
+      includeFieldXpaths: false,
+      namespaces: [],
+      outputFieldAttributes: false,
+      maxRecordLengthChars: 4096,
+      charset: 'UTF-8',
+      ignoreControlCharacters: false,
+    });
+    expect(resolveFormatConfig(defaultRegistry.get('delimited'), {})).toMatchObject({
+      headerLine: 'noHeader',
+      csvParser: 'standard',
+      delimiterFormatType: 'csv',
+      multiCharacterFieldDelimiter: '||',
+      delimiterCharacter: '|',
+      maxColumns: 1000,
+      maxCharactersPerColumn: 1000,
+      extraColumnPrefix: '_extra_',
+      maxRecordLengthChars: 1024,
+      rootFieldType: 'listMap',
+      nullConstant: '\\N',
+    });
   });
 
   it('describes every option of every built-in format for the docs', () => {

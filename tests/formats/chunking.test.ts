@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { parseWhole } from '../../src/formats/parse-helpers';
+import { delimitedFormat } from '../../src/formats/delimited/delimited-format';
 import { jsonFormat } from '../../src/formats/json/json-format';
+import type { TypedField } from '../../src/record/field';
 import { loadFixtureCases, parseChunks, type FixtureCase } from './fixture-cases';
 
 const cases = loadFixtureCases();
@@ -100,6 +102,49 @@ describe('any chunking of generated JSON gives the records JSON.parse gives', ()
         expect(result.failures).toEqual([]);
         expect(result.records.map((r) => rounded(r.value))).toEqual(
           values.map(([v]) => JSON.parse(JSON.stringify(v))),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('any chunking of generated CSV gives the rows it was written from', () => {
+  const cell = fc.string({
+    unit: fc.constantFrom('a', 'é', '😀', ',', '"', '\n', '\r', ' ', '|', '\\'),
+    maxLength: 6,
+  });
+  const rows = fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 });
+
+  /** RFC 4180 text of `table`: every cell quoted, so that empty rows and lone empty cells survive. */
+  function toCsv(table: string[][], lineBreak: string): string {
+    return (
+      table.map((row) => row.map((v) => `"${v.replace(/"/g, '""')}"`).join(',')).join(lineBreak) + lineBreak
+    );
+  }
+
+  it.each(['\n', '\r\n'])('rfc4180 with line break %j', (lineBreak) => {
+    fc.assert(
+      fc.property(rows, fc.array(fc.nat(), { maxLength: 10 }), (table, cuts) => {
+        const input = Buffer.from(toCsv(table, lineBreak));
+        const c = {
+          format: delimitedFormat,
+          name: 'generated',
+          input,
+          options: { delimiterFormatType: 'rfc4180', maxRecordLengthChars: 1_000_000 },
+          records: [],
+          failures: [],
+        };
+        const result = parseChunks(
+          c,
+          split(
+            input,
+            cuts.map((n) => n % (input.length + 1)),
+          ),
+        );
+        expect(result.failures).toEqual([]);
+        expect(result.records.map((r) => [...(r.value as TypedField<'LIST_MAP'>).value!.values()])).toEqual(
+          table,
         );
       }),
       { numRuns: 300 },

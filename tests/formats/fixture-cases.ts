@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binaryFormat } from '../../src/formats/binary/binary-format';
+import { delimitedFormat } from '../../src/formats/delimited/delimited-format';
 import type { DataFormat, ParseFailure, ParseResult, Parser } from '../../src/formats/data-format';
 import { resolveFormatConfig } from '../../src/formats/format-config';
 import { jsonFormat } from '../../src/formats/json/json-format';
+import { xmlFormat } from '../../src/formats/xml/xml-format';
 import { isTypedField, type FieldValue } from '../../src/record/field';
 
 /** One fixture pair: `<name>.input.<ext>` and `<name>.expected.json` (see tests/fixtures/formats/json/README.md). */
@@ -18,7 +20,12 @@ export interface FixtureCase {
 }
 
 const ROOT = join(__dirname, '..', 'fixtures', 'formats');
-const FORMATS: Record<string, DataFormat> = { json: jsonFormat, binary: binaryFormat };
+const FORMATS: Record<string, DataFormat> = {
+  json: jsonFormat,
+  binary: binaryFormat,
+  xml: xmlFormat,
+  delimited: delimitedFormat,
+};
 
 /** Every fixture pair of every format folder, sorted by name. */
 export function loadFixtureCases(): FixtureCase[] {
@@ -28,7 +35,9 @@ export function loadFixtureCases(): FixtureCase[] {
     const files = readdirSync(dir);
     for (const file of files.filter((f) => f.endsWith('.expected.json')).sort()) {
       const name = file.slice(0, -'.expected.json'.length);
-      const inputFile = files.find((f) => f === `${name}.input.json` || f === `${name}.input.bin`);
+      const inputFile = files.find(
+        (f) => f.startsWith(name) && /^\.input\.(json|bin|xml|csv|txt)$/.test(f.slice(name.length)),
+      );
       if (!inputFile) throw new Error(`fixture ${folder}/${name} has no input file`);
       const expected = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
         options: Record<string, unknown>;
@@ -67,13 +76,21 @@ export function parseChunks(c: FixtureCase, chunks: Iterable<Uint8Array>): Parse
 
 /**
  * A record value in the fixtures' tagged form: `bigint` → `{ "$bigint": "<digits>" }`, DECIMAL →
- * `{ "$decimal": "<text>" }`, `Uint8Array` → `{ "$bytes": "<base64>" }`; everything else as JSON has it.
+ * `{ "$decimal": "<text>" }`, `Uint8Array` → `{ "$bytes": "<base64>" }`, a STRING or MAP with field attributes →
+ * `{ "$typed": { type, value, attributes } }`, LIST_MAP → `{ "$listMap": [[key, value], …] }`; everything else as JSON has it.
  */
 export function toTagged(value: FieldValue): unknown {
   if (typeof value === 'bigint') return { $bigint: value.toString() };
   if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
   if (isTypedField(value)) {
     if (value.type === 'DECIMAL') return { $decimal: value.value };
+    if (value.type === 'LIST_MAP' && value.value && !value.attributes) {
+      return { $listMap: [...(value.value as Map<string, FieldValue>)].map(([k, v]) => [k, toTagged(v)]) };
+    }
+    if ((value.type === 'STRING' || value.type === 'MAP') && value.attributes) {
+      const typed = value.type === 'MAP' ? toTagged(value.value as FieldValue) : value.value;
+      return { $typed: { type: value.type, value: typed, attributes: value.attributes } };
+    }
     throw new Error(`no tagged form for a ${value.type} field`);
   }
   if (Array.isArray(value)) return value.map(toTagged);

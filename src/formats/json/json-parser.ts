@@ -3,7 +3,7 @@ import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-fo
 import { failure } from '../failure';
 import { decodeJsonExact, findJsonSyntaxError, JsonSyntaxError } from './exact-json-decoder';
 import { JsonFramer, type JsonContent, type JsonFrameSink } from './json-framer';
-import { Utf8Input } from './utf8-input';
+import { TextInput } from '../text-input';
 
 /** The options a {@link JsonParser} needs: the JSON format's config with defaults applied. */
 export interface JsonParserOptions {
@@ -25,14 +25,14 @@ export interface JsonParserOptions {
  */
 export class JsonParser implements Parser {
   readonly #options: JsonParserOptions;
-  readonly #input: Utf8Input;
+  readonly #input: TextInput;
   readonly #framer: JsonFramer;
   readonly #sink = new RecordSink();
 
   /** @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when `options.charset` has no decoder here. */
   constructor(options: JsonParserOptions) {
     this.#options = options;
-    this.#input = new Utf8Input(options.charset, options.ignoreControlCharacters);
+    this.#input = new TextInput(options.charset, options.ignoreControlCharacters);
     this.#framer = new JsonFramer(options.jsonContent, options.maxObjectLengthChars);
   }
 

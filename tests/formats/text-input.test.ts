@@ -1,4 +1,4 @@
-import { removeControlCharacters, Utf8Input } from '../../../src/formats/json/utf8-input';
+import { removeControlCharacters, TextInput } from '../../src/formats/text-input';
 
 describe('removeControlCharacters', () => {
   it('removes exactly the ASCII control characters other than tab, LF and CR', () => {
@@ -20,8 +20,8 @@ describe('removeControlCharacters', () => {
   });
 });
 
-describe('Utf8Input', () => {
-  function run(input: Utf8Input, chunks: number[][]): { bytes: number[]; skipped: number } {
+describe('TextInput', () => {
+  function run(input: TextInput, chunks: number[][]): { bytes: number[]; skipped: number } {
     const out: number[] = [];
     let skipped = 0;
     for (const part of [...chunks.map((c) => input.push(Uint8Array.from(c))), input.end()]) {
@@ -32,22 +32,22 @@ describe('Utf8Input', () => {
   }
 
   it('skips a UTF-8 byte order mark split across chunks and reports its length', () => {
-    expect(run(new Utf8Input('UTF-8', false), [[0xef], [0xbb], [0xbf, 0x31]])).toEqual({
+    expect(run(new TextInput('UTF-8', false), [[0xef], [0xbb], [0xbf, 0x31]])).toEqual({
       bytes: [0x31],
       skipped: 3,
     });
   });
 
   it('keeps bytes that only begin like a byte order mark', () => {
-    expect(run(new Utf8Input('utf8', false), [[0xef], [0xbb, 0x31]])).toEqual({
+    expect(run(new TextInput('utf8', false), [[0xef], [0xbb, 0x31]])).toEqual({
       bytes: [0xef, 0xbb, 0x31],
       skipped: 0,
     });
-    expect(run(new Utf8Input('utf8', false), [[0xef, 0xbb]])).toEqual({ bytes: [0xef, 0xbb], skipped: 0 });
+    expect(run(new TextInput('utf8', false), [[0xef, 0xbb]])).toEqual({ bytes: [0xef, 0xbb], skipped: 0 });
   });
 
   it('skips a byte order mark only at the start', () => {
-    expect(run(new Utf8Input('UTF-8', false), [[0x31, 0xef, 0xbb, 0xbf]]).bytes).toEqual([
+    expect(run(new TextInput('UTF-8', false), [[0x31, 0xef, 0xbb, 0xbf]]).bytes).toEqual([
       0x31, 0xef, 0xbb, 0xbf,
     ]);
   });
@@ -55,11 +55,11 @@ describe('Utf8Input', () => {
   it('transcodes another charset chunk by chunk, even inside a character', () => {
     const body = Buffer.from('\ufeffZoë 😀', 'utf16le');
     const chunks = [...body].map((b) => [b]);
-    expect(Buffer.from(run(new Utf8Input('UTF-16LE', false), chunks).bytes).toString()).toBe('Zoë 😀');
+    expect(Buffer.from(run(new TextInput('UTF-16LE', false), chunks).bytes).toString()).toBe('Zoë 😀');
   });
 
   it('removes control characters after transcoding', () => {
     const body = Buffer.from('a\u0001b\u007fc\td', 'utf16le');
-    expect(Buffer.from(run(new Utf8Input('utf-16le', true), [[...body]]).bytes).toString()).toBe('abc\td');
+    expect(Buffer.from(run(new TextInput('utf-16le', true), [[...body]]).bytes).toString()).toBe('abc\td');
   });
 });

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { OriginError } from '../../errors/origin-error';
+import { OriginError } from '../errors/origin-error';
 
 /** Charset names already known to mean UTF-8: one parser is made per request, a TextDecoder costs more. */
 const utf8Names = new Set<string>();
@@ -20,15 +20,15 @@ function transcoderFor(charset: string): TextDecoder {
 }
 
 /**
- * Turns the chunks of a text body into UTF-8 bytes for a byte-level framer: it transcodes other charsets, skips a
- * leading UTF-8 byte order mark and removes ASCII control characters when asked.
+ * Turns the chunks of a text body into UTF-8 bytes for a text format's parser (JSON, delimited, …): it transcodes
+ * other charsets, skips a leading UTF-8 byte order mark and removes ASCII control characters when asked.
  *
  * UTF-8 input is passed through without a copy whenever nothing has to be removed; a returned buffer may then be
  * a view of the caller's chunk and is valid only until the caller reuses that chunk. Other charsets go through a
  * streaming `TextDecoder` (which drops their byte order mark), so byte offsets past this step count UTF-8 bytes of
  * the transcoded text, not bytes of the original body.
  */
-export class Utf8Input {
+export class TextInput {
   readonly #decoder: TextDecoder | undefined;
   readonly #removeControls: boolean;
   /** Leading bytes held back while they could still be the start of a byte order mark. */

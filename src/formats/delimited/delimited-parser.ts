@@ -1,0 +1,164 @@
+import { TextDecoder } from 'node:util';
+import { field, type FieldValue } from '../../record/field';
+import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
+import { failure } from '../failure';
+import { TextInput } from '../text-input';
+import { dialectOf } from './delimited-dialect';
+import type { DelimitedFormatConfig } from './delimited-format';
+import { DelimitedTokenizer, type RowPosition, type RowProblem, type RowSink } from './delimited-tokenizer';
+
+/**
+ * Parses one delimited body into records, one per delimited line: every value is a STRING (or null, with
+ * `parseNulls`); the root is a LIST_MAP keyed by header name or column index (`listMap`), or a list of
+ * `{ header, value }` maps (`list`).
+ *
+ * Bad rows are failures, and parsing goes on with the next row: a row longer than `maxRecordLengthChars`
+ * (`ORIGIN_DELIMITED_RECORD_TOO_LONG`, read past without being kept), a row with more columns than the header
+ * when extra columns are not allowed (`ORIGIN_DELIMITED_COLUMNS_MISMATCH`), a malformed quoted value
+ * (`ORIGIN_DELIMITED_MALFORMED`), and the wide-file limits (`ORIGIN_DELIMITED_TOO_MANY_COLUMNS`,
+ * `ORIGIN_DELIMITED_COLUMN_TOO_LONG`). A failure's `recordIndex` counts data rows (not the header).
+ */
+export class DelimitedParser implements Parser {
+  readonly #input: TextInput;
+  readonly #decoder = new TextDecoder('utf-8');
+  readonly #tokenizer: DelimitedTokenizer;
+  readonly #rows: RecordBuilder;
+  /** Decoded text not read yet (the tokenizer's look-ahead tail). */
+  #pending = '';
+
+  /** @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when `config.charset` has no decoder here. */
+  constructor(config: DelimitedFormatConfig) {
+    this.#input = new TextInput(config.charset, config.ignoreControlCharacters);
+    this.#tokenizer = new DelimitedTokenizer(dialectOf(config));
+    this.#rows = new RecordBuilder(config);
+  }
+
+  /**
+   * Characters this parser holds between calls: the unread tail and the record in progress. Bounded by the
+   * limits: about `maxRecordLengthChars` (standard) or `maxColumns` × `maxCharactersPerColumn` (wide file).
+   */
+  get bufferedChars(): number {
+    return this.#pending.length + this.#tokenizer.heldChars;
+  }
+
+  push(chunk: Uint8Array): ParseResult {
+    const { bytes, skipped } = this.#input.push(chunk);
+    this.#tokenizer.skipBytes(skipped);
+    this.#read(this.#decoder.decode(bytes, { stream: true }), false);
+    return this.#rows.take();
+  }
+
+  end(): ParseResult {
+    const { bytes, skipped } = this.#input.end();
+    this.#tokenizer.skipBytes(skipped);
+    this.#read(this.#decoder.decode(bytes), true);
+    return this.#rows.take();
+  }
+
+  /** `push(bytes)` then `end()`, with their results as one. */
+  parseAll(bytes: Uint8Array): ParseResult {
+    const first = this.push(bytes);
+    const last = this.end();
+    if (last.records.length === 0 && last.failures.length === 0) return first;
+    return { records: [...first.records, ...last.records], failures: [...first.failures, ...last.failures] };
+  }
+
+  #read(text: string, final: boolean): void {
+    const all = this.#pending.length === 0 ? text : this.#pending + text;
+    const used = this.#tokenizer.push(all, final, this.#rows);
+    this.#pending = used === all.length ? '' : all.slice(used);
+  }
+}
+
+/** Turns rows into records: header handling, extra columns, root field type. */
+class RecordBuilder implements RowSink {
+  readonly #config: DelimitedFormatConfig;
+  /** Still to come: `true` while the first row is to be the header (withHeader) or skipped (ignoreHeader). */
+  #headerPending: boolean;
+  #headers: string[] | undefined;
+  #index = 0;
+  /** "0", "1", … made once: the keys of every record without a header. */
+  readonly #indexKeys: string[] = [];
+  #records: ParsedRecord[] = [];
+  #failures: ParseFailure[] = [];
+
+  constructor(config: DelimitedFormatConfig) {
+    this.#config = config;
+    this.#headerPending = config.headerLine !== 'noHeader';
+  }
+
+  row(columns: (string | null)[], position: () => RowPosition): void {
+    if (this.#headerPending) {
+      this.#headerPending = false;
+      if (this.#config.headerLine === 'withHeader') {
+        // Blank names get the reference engine's `empty-<index>`, so that every column keeps a key.
+        this.#headers = columns.map((name, i) => (name === null || name.trim() === '' ? `empty-${i}` : name));
+      }
+      return;
+    }
+    const index = this.#index++;
+    const headers = this.#headers;
+    if (headers && columns.length > headers.length && !this.#config.allowExtraColumns) {
+      const { byteOffset, line, excerpt } = position();
+      this.#failures.push(
+        failure({
+          code: 'ORIGIN_DELIMITED_COLUMNS_MISMATCH',
+          params: { line, count: columns.length, expected: headers.length },
+          recordIndex: index,
+          byteOffset,
+          excerpt,
+          canContinue: true,
+        }),
+      );
+      return;
+    }
+    this.#records.push({ value: this.#value(columns, headers) });
+  }
+
+  #value(columns: (string | null)[], headers: string[] | undefined): FieldValue {
+    if (this.#config.rootFieldType === 'list') {
+      const cells: FieldValue[] = [];
+      for (let i = 0; i < columns.length; i++) {
+        const value = columns[i] ?? null;
+        cells.push(headers === undefined ? { value } : { header: this.#nameOf(i, headers), value });
+      }
+      return cells;
+    }
+    const map = new Map<string, FieldValue>();
+    if (headers === undefined) {
+      const keys = this.#indexKeys;
+      for (let i = keys.length; i < columns.length; i++) keys.push(String(i));
+      for (let i = 0; i < columns.length; i++) map.set(keys[i]!, columns[i] ?? null);
+    } else {
+      for (let i = 0; i < columns.length; i++) map.set(this.#nameOf(i, headers), columns[i] ?? null);
+    }
+    return field('LIST_MAP', map);
+  }
+
+  #nameOf(i: number, headers: string[]): string {
+    return headers[i] ?? `${this.#config.extraColumnPrefix}${i - headers.length + 1}`;
+  }
+
+  bad(problem: RowProblem, position: () => RowPosition): void {
+    const index = this.#headerPending ? this.#index : this.#index++;
+    const { byteOffset, line, excerpt } = position();
+    const { code, ...rest } = problem;
+    this.#failures.push(
+      failure({
+        code,
+        params: { line, ...rest },
+        recordIndex: index,
+        byteOffset,
+        excerpt,
+        canContinue: true,
+      }),
+    );
+  }
+
+  take(): ParseResult {
+    const result = { records: this.#records, failures: this.#failures };
+    this.#records = [];
+    this.#failures = [];
+    return result;
+  }
+}

@@ -1,0 +1,402 @@
+import sax, { type QualifiedTag, type SAXOptions, type SAXParser } from 'sax';
+import { TextDecoder } from 'node:util';
+import { OriginError } from '../../errors/origin-error';
+import { field, isTypedField, type FieldValue, type PlainMap } from '../../record/field';
+import {
+  MAX_EXCERPT_CHARS,
+  type ParsedRecord,
+  type ParseFailure,
+  type ParseResult,
+  type Parser,
+} from '../data-format';
+import { failure } from '../failure';
+import { XmlDelimiter, type XmlNamespace } from './xml-delimiter';
+
+/** The options an {@link XmlParser} needs: the XML format's config with defaults applied. */
+export interface XmlParserOptions {
+  readonly delimiterElement: string;
+  readonly preserveRootElement: boolean;
+  readonly includeFieldXpaths: boolean;
+  readonly namespaces: readonly XmlNamespace[];
+  readonly outputFieldAttributes: boolean;
+  readonly maxRecordLengthChars: number;
+  readonly charset: string;
+  readonly ignoreControlCharacters: boolean;
+}
+
+/** One element of the record being built. */
+interface Frame {
+  readonly name: string;
+  readonly map: PlainMap;
+  /** XML attributes and namespace declarations, when they become field attributes. */
+  readonly attributes: Record<string, string> | undefined;
+  text: string;
+  hasChildren: boolean;
+}
+
+/** The excerpt of a failure never needs more characters than this. */
+const EXCERPT_CHARS = MAX_EXCERPT_CHARS;
+
+// Every ASCII control character except tab, line feed and carriage return.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+const NON_WHITESPACE = /\S/;
+
+/**
+ * Parses one XML body into records, on sax in strict mode (well-formedness is checked; a non-XML body is a
+ * failure, never a guess).
+ *
+ * Records: one per element matched by `delimiterElement` (see {@link XmlDelimiter}), or the document element
+ * when it is `''`. An element becomes a MAP: XML attributes become `attr|<name>` fields and namespace
+ * declarations `ns|<declaration>` fields (or, with `outputFieldAttributes`, field attributes `xmlAttr:<name>`
+ * and `xmlns:<prefix>` of the element's MAP); each child element name becomes a key whose value is always a LIST
+ * of the child elements of that name, in document order; the text of an element without child elements becomes
+ * `value` (a STRING, untrimmed; whitespace-only text and the text of mixed content are dropped); comments and
+ * processing instructions are skipped. Maps are plain objects: no key can look like an integer (XML names cannot
+ * start with a digit, and generated keys hold `|` or are `value`), so their order is document order.
+ *
+ * Failures: a record longer than `maxRecordLengthChars` (counted from its start tag's `<` to its end tag's `>`) is
+ * an `ORIGIN_XML_RECORD_TOO_LONG` failure and parsing goes on; its tree is dropped as soon as it passes the limit,
+ * so memory stays bounded by the limit. Malformed XML is an `ORIGIN_XML_MALFORMED` failure naming line and column,
+ * after which the rest of the body is ignored (`canContinue: false`).
+ *
+ * Security: DTDs are never read. A DOCTYPE is skipped as text; an entity reference other than the five of XML
+ * and character references is malformed, so an external entity (XXE) is never fetched and entity expansion
+ * (billion laughs) cannot happen.
+ *
+ * Byte offsets count UTF-8 bytes of the decoded text (after charset decoding, BOM and control-character removal).
+ */
+export class XmlParser implements Parser {
+  readonly #options: XmlParserOptions;
+  readonly #delimiter: XmlDelimiter;
+  readonly #decoder: TextDecoder;
+  readonly #sax: SAXParser;
+  #records: ParsedRecord[] = [];
+  #failures: ParseFailure[] = [];
+
+  /** Decoded text kept from char position `#textStart` on (whose UTF-8 offset is `#textStartBytes`). */
+  #text = '';
+  #textStart = 0;
+  #textStartBytes = 0;
+
+  /** Open elements, and for each element outside a record whether it and its ancestors match the delimiter. */
+  #depth = 0;
+  readonly #names: string[] = [];
+  readonly #matched: boolean[] = [];
+  #seenRoot = false;
+  #failed = false;
+  #index = 0;
+
+  /** Char position of the current record's `<`; -1 outside records. */
+  #recordStart = -1;
+  #recordBytes = 0;
+  #recordDepth = 0;
+  #recordPath = '';
+  #recordTooLong = false;
+  #excerptHead: string | undefined;
+  #frames: Frame[] = [];
+  #recordValue: FieldValue = null;
+  #namespaces: Map<string, string> | undefined;
+
+  /**
+   * @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` for a charset without a decoder here, and `ConfigError`
+   *   for a `delimiterElement` outside the XPath subset.
+   */
+  constructor(options: XmlParserOptions) {
+    this.#options = options;
+    this.#delimiter = new XmlDelimiter(options.delimiterElement, options.namespaces);
+    try {
+      this.#decoder = new TextDecoder(options.charset);
+    } catch (error) {
+      throw new OriginError('ORIGIN_CHARSET_UNSUPPORTED', { charset: options.charset }, { cause: error });
+    }
+    // strictEntities: only the five XML entities; sax would otherwise accept HTML's (`&nbsp;`), which XML has not.
+    const saxOptions: SAXOptions & { strictEntities: boolean } = {
+      xmlns: true,
+      position: true,
+      strictEntities: true,
+    };
+    const parser = sax.parser(true, saxOptions);
+    // sax checks its buffers only at the end of each write, flushing or failing depending on where the chunks
+    // were cut; switching the check off keeps results independent of chunking. Record length is bounded here.
+    (parser as unknown as { bufferCheckPosition: number }).bufferCheckPosition = Number.POSITIVE_INFINITY;
+    parser.onopentag = (tag) => this.#open(tag as QualifiedTag);
+    parser.onclosetag = () => this.#close();
+    parser.ontext = (text) => this.#addText(text);
+    parser.oncdata = (text) => this.#addText(text);
+    parser.onerror = (error) => this.#malformed(error.message.split('\n')[0] ?? error.message);
+    this.#sax = parser;
+  }
+
+  /** Characters of decoded text held between calls: at most the record in progress, within its limit. */
+  get bufferedChars(): number {
+    return this.#text.length;
+  }
+
+  push(chunk: Uint8Array): ParseResult {
+    if (!this.#failed) this.#write(this.#decoder.decode(chunk, { stream: true }));
+    return this.#take();
+  }
+
+  end(): ParseResult {
+    if (!this.#failed) {
+      this.#write(this.#decoder.decode());
+      // close() resets sax's position, so a missing root is reported before it.
+      if (!this.#failed && !this.#seenRoot) this.#malformed('the document has no root element');
+      if (!this.#failed) {
+        try {
+          this.#sax.close();
+        } catch {
+          // The error was reported through onerror.
+        }
+      }
+    }
+    return this.#take();
+  }
+
+  #take(): ParseResult {
+    const result = { records: this.#records, failures: this.#failures };
+    this.#records = [];
+    this.#failures = [];
+    return result;
+  }
+
+  #write(decoded: string): void {
+    const text = this.#options.ignoreControlCharacters ? decoded.replace(CONTROL_CHARACTERS, '') : decoded;
+    if (text === '') return;
+    this.#text += text;
+    try {
+      this.#sax.write(text);
+    } catch {
+      // sax throws on the write after an error it already reported through onerror.
+    }
+    if (this.#failed || this.#recordStart < 0) return;
+    const written = this.#textStart + this.#text.length;
+    if (!this.#recordTooLong && written - this.#recordStart > this.#options.maxRecordLengthChars) {
+      // The record is already longer than allowed, whatever follows: stop building it.
+      this.#recordTooLong = true;
+      this.#frames = [];
+    }
+    if (this.#recordTooLong) {
+      if (this.#excerptHead === undefined && written - this.#recordStart >= EXCERPT_CHARS) {
+        this.#excerptHead = this.#slice(this.#recordStart, this.#recordStart + EXCERPT_CHARS);
+      }
+      if (this.#excerptHead !== undefined) this.#dropTo(written);
+    }
+  }
+
+  #open(tag: QualifiedTag): void {
+    if (this.#failed) return;
+    const depth = this.#depth++;
+    if (this.#recordStart >= 0) {
+      this.#recordDepth++;
+      if (!this.#recordTooLong) this.#frames.push(this.#frame(tag));
+      return;
+    }
+    if (depth === 0 && this.#seenRoot) {
+      // sax accepts a second document element; XML does not.
+      this.#malformed('the document has more than one root element');
+      return;
+    }
+    this.#seenRoot = true;
+    this.#names[depth] = tag.name;
+    const matched = (depth === 0 || this.#matched[depth - 1] === true) && this.#delimiter.matches(tag, depth);
+    this.#matched[depth] = matched;
+    if (matched && depth === this.#delimiter.depth) {
+      this.#recordStart = this.#sax.startTagPosition - 1;
+      this.#dropTo(this.#recordStart);
+      this.#recordBytes = this.#textStartBytes;
+      this.#recordDepth = 1;
+      this.#recordTooLong = false;
+      this.#excerptHead = undefined;
+      this.#recordPath = '/' + this.#names.slice(0, depth + 1).join('/');
+      this.#namespaces = this.#options.includeFieldXpaths ? new Map() : undefined;
+      this.#frames = [this.#frame(tag)];
+    } else {
+      this.#dropTo(this.#sax.position);
+    }
+  }
+
+  #frame(tag: QualifiedTag): Frame {
+    const map: PlainMap = {};
+    let attributes: Record<string, string> | undefined;
+    const asFieldAttributes = this.#options.outputFieldAttributes;
+    for (const name of Object.keys(tag.attributes)) {
+      const value = tag.attributes[name]?.value ?? '';
+      const declaration = name === 'xmlns' || name.startsWith('xmlns:');
+      if (asFieldAttributes) {
+        attributes ??= {};
+        attributes[declaration ? name : `xmlAttr:${name}`] = value;
+      } else {
+        map[declaration ? `ns|${name}` : `attr|${name}`] = value;
+      }
+    }
+    if (this.#namespaces) {
+      // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
+      for (const prefix in tag.ns) {
+        if (prefix !== 'xml' && prefix !== 'xmlns') this.#namespaces.set(prefix, tag.ns[prefix] ?? '');
+      }
+    }
+    return { name: tag.name, map, attributes, text: '', hasChildren: false };
+  }
+
+  #addText(text: string): void {
+    if (this.#failed || this.#recordStart < 0 || this.#recordTooLong) return;
+    const frame = this.#frames[this.#frames.length - 1];
+    if (frame) frame.text += text;
+  }
+
+  #close(): void {
+    if (this.#failed) return;
+    this.#depth--;
+    if (this.#recordStart < 0) {
+      this.#matched.length = this.#depth;
+      this.#dropTo(this.#sax.position);
+      return;
+    }
+    this.#recordDepth--;
+    if (!this.#recordTooLong) {
+      const frame = this.#frames.pop();
+      if (frame) {
+        const value = this.#finish(frame);
+        const parent = this.#frames[this.#frames.length - 1];
+        if (parent) addChild(parent, frame.name, value);
+        else this.#recordValue = this.#options.preserveRootElement ? member({}, frame.name, value) : value;
+      }
+    }
+    if (this.#recordDepth === 0) this.#endRecord();
+  }
+
+  #finish(frame: Frame): FieldValue {
+    if (!frame.hasChildren && NON_WHITESPACE.test(frame.text)) frame.map['value'] = frame.text;
+    return frame.attributes ? field('MAP', frame.map, frame.attributes) : frame.map;
+  }
+
+  #endRecord(): void {
+    const end = this.#sax.position;
+    const length = end - this.#recordStart;
+    if (this.#recordTooLong || length > this.#options.maxRecordLengthChars) {
+      this.#failures.push(
+        failure({
+          code: 'ORIGIN_XML_RECORD_TOO_LONG',
+          params: { offset: this.#recordBytes, length, limit: this.#options.maxRecordLengthChars },
+          recordIndex: this.#index,
+          byteOffset: this.#recordBytes,
+          excerpt:
+            this.#excerptHead ??
+            this.#slice(this.#recordStart, Math.min(end, this.#recordStart + EXCERPT_CHARS)),
+          canContinue: true,
+        }),
+      );
+    } else {
+      const value = this.#recordValue;
+      if (this.#options.includeFieldXpaths) {
+        const element = this.#options.preserveRootElement
+          ? (Object.getOwnPropertyDescriptor(value, this.#frameName())?.value as FieldValue | undefined)
+          : value;
+        if (element !== undefined) addXpaths(element, this.#recordPath);
+      }
+      const namespaces = this.#namespaces;
+      if (namespaces && namespaces.size > 0) {
+        const attributes: Record<string, string> = {};
+        for (const [prefix, uri] of namespaces) attributes[prefix === '' ? 'xmlns' : `xmlns:${prefix}`] = uri;
+        this.#records.push({ value, attributes });
+      } else {
+        this.#records.push({ value });
+      }
+    }
+    this.#index++;
+    this.#recordStart = -1;
+    this.#recordValue = null;
+    this.#frames = [];
+    this.#matched.length = this.#depth;
+    this.#dropTo(end);
+  }
+
+  /** The record element's name: the last segment of the record's path. */
+  #frameName(): string {
+    return this.#recordPath.slice(this.#recordPath.lastIndexOf('/') + 1);
+  }
+
+  #malformed(detail: string): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    const position = this.#sax.position;
+    const inRecord = this.#recordStart >= 0;
+    const excerpt = inRecord
+      ? (this.#excerptHead ??
+        this.#slice(this.#recordStart, Math.min(position, this.#recordStart + EXCERPT_CHARS)))
+      : this.#slice(Math.max(this.#textStart, position - EXCERPT_CHARS), position);
+    const byteOffset = inRecord
+      ? this.#recordBytes
+      : this.#byteOffsetAt(Math.max(this.#textStart, Math.min(position - 1, this.#textEnd())));
+    this.#failures.push(
+      failure({
+        code: 'ORIGIN_XML_MALFORMED',
+        params: { line: this.#sax.line + 1, column: this.#sax.column, detail },
+        recordIndex: this.#index,
+        byteOffset,
+        excerpt,
+        canContinue: false,
+      }),
+    );
+    this.#frames = [];
+    this.#text = '';
+  }
+
+  #textEnd(): number {
+    return this.#textStart + this.#text.length;
+  }
+
+  #slice(from: number, to: number): string {
+    return this.#text.slice(Math.max(0, from - this.#textStart), Math.max(0, to - this.#textStart));
+  }
+
+  #byteOffsetAt(position: number): number {
+    return this.#textStartBytes + Buffer.byteLength(this.#slice(this.#textStart, position), 'utf8');
+  }
+
+  /** Forgets the text before char position `position`, keeping count of its UTF-8 bytes. */
+  #dropTo(position: number): void {
+    const cut = Math.min(position, this.#textEnd()) - this.#textStart;
+    if (cut <= 0) return;
+    this.#textStartBytes += Buffer.byteLength(this.#text.slice(0, cut), 'utf8');
+    this.#text = this.#text.slice(cut);
+    this.#textStart += cut;
+  }
+}
+
+/** `map[key] = value`, also for a key `__proto__` (an XML name may be one), which plain assignment would not set. */
+function member(map: PlainMap, key: string, value: FieldValue): PlainMap {
+  if (key === '__proto__') Object.defineProperty(map, key, { value, enumerable: true, writable: true });
+  else map[key] = value;
+  return map;
+}
+
+function addChild(parent: Frame, name: string, value: FieldValue): void {
+  parent.hasChildren = true;
+  const list = Object.prototype.hasOwnProperty.call(parent.map, name) ? parent.map[name] : undefined;
+  if (Array.isArray(list)) list.push(value);
+  else member(parent.map, name, [value]);
+}
+
+/**
+ * Gives every leaf (`value` and `attr|<name>`) of an element tree a field attribute `xpath`: its path from the
+ * document element, `@<name>` for attributes, and a 1-based `[i]` index on an element only when its list holds
+ * more than one element. The maps were made by this parser and are not shared yet, so they are changed in place.
+ */
+function addXpaths(element: FieldValue, path: string): void {
+  const map = (isTypedField(element) ? element.value : element) as PlainMap;
+  for (const key of Object.keys(map)) {
+    const value = map[key];
+    if (Array.isArray(value)) {
+      const many = value.length > 1;
+      value.forEach((child, i) => addXpaths(child, many ? `${path}/${key}[${i + 1}]` : `${path}/${key}`));
+    } else if (typeof value === 'string') {
+      if (key === 'value') map[key] = field('STRING', value, { xpath: path });
+      else if (key.startsWith('attr|'))
+        map[key] = field('STRING', value, { xpath: `${path}/@${key.slice(5)}` });
+    }
+  }
+}

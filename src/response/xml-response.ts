@@ -1,0 +1,328 @@
+import { OriginError, isOriginError } from '../errors/origin-error';
+import type { DataRecord } from '../record/data-record';
+import { isTypedField, type FieldAttributes, type FieldValue } from '../record/field';
+import type { RenderedResponse } from './json-response';
+import type { ResponseSink } from './response-sink';
+import { responseStatus } from './status-rule';
+
+/** The parts of the HTTP Response config the XML renderer reads (`httpResponse` with defaults applied). */
+export interface XmlResponseConfig {
+  /** Send the records without the envelope. */
+  readonly sendRawResponse: boolean;
+  /** UTF-8, UTF-16LE, ISO-8859-1 (latin1) or US-ASCII, in any letter case. */
+  readonly charset: string;
+  /** Indent nested elements by two spaces, one element per line. */
+  readonly prettyFormat: boolean;
+  /** Validate every rendered response against `xmlSchema` before it is sent. */
+  readonly validateSchema: boolean;
+  /** XSD 1.0 text; used when `validateSchema`. */
+  readonly xmlSchema: string;
+}
+
+interface XmlCharset {
+  /** The name sent in `Content-Type` and in the XML declaration. */
+  readonly label: string;
+  readonly encoding: BufferEncoding;
+  /** Characters the encoding cannot carry; they are written as character references `&#xH;`. */
+  readonly unencodable?: RegExp;
+  /** Written before the declaration: XML requires a byte order mark on UTF-16. */
+  readonly bom?: string;
+}
+
+const UTF_8: XmlCharset = { label: 'UTF-8', encoding: 'utf8' };
+const UTF_16LE: XmlCharset = { label: 'UTF-16LE', encoding: 'utf16le', bom: '\ufeff' };
+const ISO_8859_1: XmlCharset = {
+  label: 'ISO-8859-1',
+  encoding: 'latin1',
+  unencodable: /[\u0100-\u{10ffff}]/gu,
+};
+const US_ASCII: XmlCharset = { label: 'US-ASCII', encoding: 'latin1', unencodable: /[\u0080-\u{10ffff}]/gu };
+
+const CHARSETS: ReadonlyMap<string, XmlCharset> = new Map([
+  ['utf-8', UTF_8],
+  ['utf8', UTF_8],
+  ['utf-16le', UTF_16LE],
+  ['utf16le', UTF_16LE],
+  ['utf-16-le', UTF_16LE],
+  ['iso-8859-1', ISO_8859_1],
+  ['iso8859-1', ISO_8859_1],
+  ['iso_8859-1', ISO_8859_1],
+  ['latin1', ISO_8859_1],
+  ['latin-1', ISO_8859_1],
+  ['us-ascii', US_ASCII],
+  ['us_ascii', US_ASCII],
+  ['ascii', US_ASCII],
+]);
+
+function resolveCharset(charset: string): XmlCharset {
+  const found = CHARSETS.get(charset.toLowerCase());
+  if (found === undefined) throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset });
+  return found;
+}
+
+// The HTTP layer owns these: a pipeline header must not describe a body other than the one rendered here.
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
+
+function responseHeaders(charset: XmlCharset, sink: ResponseSink | undefined): Record<string, string> {
+  const headers = Object.create(null) as Record<string, string>;
+  headers['Content-Type'] = `application/xml; charset=${charset.label.toLowerCase()}`;
+  if (sink === undefined) return headers;
+  const asked = sink.headers;
+  for (const name of Object.keys(asked)) {
+    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
+    headers[name] = (asked[name] as readonly string[]).join(', ');
+  }
+  return headers;
+}
+
+// XML 1.0 Name, restricted to letters, digits and `_ . -` (plus one prefix colon): every name this accepts is a
+// valid element name, and names it refuses are refused rather than silently rewritten.
+const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.\-\u00b7]*(?::[\p{L}_][\p{L}\p{N}_.\-\u00b7]*)?$/u;
+// Characters XML 1.0 cannot carry at all, even as references.
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/u;
+
+function checkName(name: string, what: string): string {
+  if (!XML_NAME.test(name)) throw renderError(`${what} '${name}' is not a valid XML name`);
+  return name;
+}
+
+function renderError(detail: string): OriginError {
+  return new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail });
+}
+
+function escapeText(text: string): string {
+  if (NOT_XML_CHAR.test(text)) throw renderError('a value holds a character XML 1.0 cannot carry');
+  return text.replace(/[&<>"\r]/g, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#13;',
+  );
+}
+
+/** The text of a scalar as the engine's XML writer gives it. */
+function scalarText(value: FieldValue): string {
+  if (value instanceof Date) return String(value.getTime());
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.length).toString('base64');
+  return String(value);
+}
+
+function attributeText(attributes: FieldAttributes | undefined): string {
+  if (attributes === undefined) return '';
+  let text = '';
+  for (const key of Object.keys(attributes)) {
+    // The XML parser's outputFieldAttributes names attributes `xmlAttr:<name>`; writing them back as `<name>`
+    // makes an XML request echo as the same XML.
+    const name = key.startsWith('xmlAttr:') ? key.slice('xmlAttr:'.length) : key;
+    text += ` ${checkName(name, 'field attribute')}="${escapeText(attributes[key] ?? '')}"`;
+  }
+  return text;
+}
+
+/** Writes XML text; `indent` is `undefined` for compact output. */
+class XmlWriter {
+  text = '';
+  readonly #pretty: boolean;
+
+  constructor(pretty: boolean) {
+    this.#pretty = pretty;
+  }
+
+  #newline(depth: number): void {
+    if (this.#pretty) this.text += '\n' + '  '.repeat(depth);
+  }
+
+  /** One field as element(s) called `name`: a LIST repeats the element, a MAP nests its members. */
+  field(name: string, value: FieldValue, depth: number, attributes?: FieldAttributes): void {
+    if (isTypedField(value)) {
+      this.field(name, value.value as FieldValue, depth, value.attributes);
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) this.field(name, item, depth, attributes);
+      return;
+    }
+    this.#newline(depth);
+    const open = `<${checkName(name, 'field name')}${attributeText(attributes)}`;
+    if (value === null) {
+      this.text += `${open}/>`;
+      return;
+    }
+    const members = value instanceof Map ? [...value] : isMap(value) ? Object.entries(value) : undefined;
+    if (members === undefined) {
+      this.text += `${open}>${escapeText(scalarText(value))}</${name}>`;
+      return;
+    }
+    if (members.length === 0) {
+      this.text += `${open}/>`;
+      return;
+    }
+    this.text += `${open}>`;
+    for (const [key, member] of members) this.field(key, member, depth + 1);
+    this.#newline(depth);
+    this.text += `</${name}>`;
+  }
+
+  element(name: string, text: string, depth: number): void {
+    this.#newline(depth);
+    this.text += `<${name}>${escapeText(text)}</${name}>`;
+  }
+
+  open(name: string, depth: number): void {
+    this.#newline(depth);
+    this.text += `<${name}>`;
+  }
+
+  close(name: string, depth: number): void {
+    this.#newline(depth);
+    this.text += `</${name}>`;
+  }
+}
+
+function isMap(value: FieldValue): value is { [key: string]: FieldValue } {
+  return (
+    typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && !(value instanceof Date)
+  );
+}
+
+function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
+  for (const record of records) {
+    if (record.header.errorMessage !== undefined) return record.header.errorMessage;
+  }
+  return undefined;
+}
+
+function envelopeBody(
+  status: number,
+  data: readonly DataRecord[],
+  errors: readonly DataRecord[],
+  errorMessage: string | undefined,
+  pretty: boolean,
+): string {
+  const writer = new XmlWriter(pretty);
+  writer.text = '<response>';
+  writer.element('httpStatusCode', String(status), 1);
+  for (const record of data) writer.field('data', record.value, 1);
+  for (const record of errors) writer.field('error', record.value, 1);
+  if (errorMessage !== undefined) writer.element('errorMessage', errorMessage, 1);
+  writer.close('response', 0);
+  return writer.text;
+}
+
+function rawBody(records: readonly DataRecord[], pretty: boolean): string {
+  if (records.length === 0) return '<records/>';
+  const writer = new XmlWriter(pretty);
+  writer.text = '<records>';
+  for (const record of records) writer.field('record', record.value, 1);
+  writer.close('records', 0);
+  return writer.text;
+}
+
+function declaration(label: string, pretty: boolean): string {
+  return `<?xml version="1.0" encoding="${label}"?>${pretty ? '\n' : ''}`;
+}
+
+function encode(body: string, charset: XmlCharset, pretty: boolean): Buffer {
+  // Outside text and attribute values the document is ASCII, so every character matched here is in one of
+  // them, where a character reference means the same character.
+  const safe =
+    charset.unencodable === undefined
+      ? body
+      : body.replace(charset.unencodable, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`);
+  return Buffer.from(`${charset.bom ?? ''}${declaration(charset.label, pretty)}${safe}`, charset.encoding);
+}
+
+/**
+ * Validates `document` (a whole XML document as text) against the XSD 1.0 `schema` with libxml2's xmllint
+ * (compiled to WebAssembly, run in a worker thread: no native code, no file system, no network). Resolves when it
+ * is valid.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_SCHEMA_INVALID` naming the first violation (or the schema's own error).
+ */
+export async function validateXmlDocument(document: string, schema: string): Promise<void> {
+  const { validateXML } = await import('xmllint-wasm');
+  const result = await validateXML({
+    xml: [{ fileName: 'response.xml', contents: document }],
+    schema: [{ fileName: 'schema.xsd', contents: schema }],
+  });
+  if (result.valid) return;
+  const first = result.errors[0];
+  const detail = first
+    ? `${first.loc ? `line ${first.loc.lineNumber}: ` : ''}${first.message.trim()}`
+    : result.rawOutput.trim() || 'xmllint reported the document as invalid';
+  throw new OriginError('ORIGIN_RESPONSE_SCHEMA_INVALID', { detail: detail.replace(/\.$/, '') });
+}
+
+/**
+ * Renders the XML response to one batch from what the pipeline put in `sink`.
+ *
+ * - Status: {@link responseStatus}, as for JSON.
+ * - Envelope (default): `<response>` holding `<httpStatusCode>`, one `<data>` per data record and one `<error>`
+ *   per error record (each holding the record's fields as child elements), and `<errorMessage>` with the message
+ *   of the first error record that has one; the element is left out when there is none (XML has no `null`).
+ * - Raw (`sendRawResponse`): `<records>` holding one `<record>` per error record when there are any, else per
+ *   data record; `<records/>` when there are none, so the body is always a document.
+ * - Fields: a MAP or LIST_MAP nests its members as elements in their order; a LIST repeats its element once per
+ *   item (an empty list writes nothing); `null` and empty maps write an empty element; BYTE_ARRAY is base64;
+ *   DATE/DATETIME/TIME are epoch milliseconds; other scalars their string form. Field attributes become XML
+ *   attributes (`xmlAttr:<name>` is written as `<name>`). A field or attribute name that is not a valid XML
+ *   name (letters, digits, `_ . -`, one prefix colon) is refused, never rewritten: the response fails with
+ *   `ORIGIN_RESPONSE_RENDER_FAILED` naming it.
+ * - Text: `<?xml version="1.0" encoding="<charset>"?>` then the document; `prettyFormat` puts each element on
+ *   its own line indented by two spaces per level; characters outside the charset are character references.
+ * - Headers: `Content-Type: application/xml; charset=<charset>`, then the headers the pipeline asked for.
+ * - `validateSchema`: the document is validated against `xmlSchema` ({@link validateXmlDocument}) before it is
+ *   returned; an invalid one is never returned.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED`, `ORIGIN_RESPONSE_RENDER_FAILED` or
+ *   `ORIGIN_RESPONSE_SCHEMA_INVALID`.
+ */
+export async function renderXmlResponse(
+  sink: ResponseSink,
+  config: XmlResponseConfig,
+): Promise<RenderedResponse> {
+  const charset = resolveCharset(config.charset);
+  const status = responseStatus(sink);
+  let body: string;
+  try {
+    const errors = sink.errorRecords;
+    body = config.sendRawResponse
+      ? rawBody(errors.length > 0 ? errors : sink.dataRecords, config.prettyFormat)
+      : envelopeBody(status, sink.dataRecords, errors, firstErrorMessage(errors), config.prettyFormat);
+  } catch (error) {
+    if (isOriginError(error)) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail }, { cause: error });
+  }
+  if (config.validateSchema) {
+    // xmllint reads UTF-8 only; the document validated is the one sent, declared as UTF-8.
+    await validateXmlDocument(declaration('UTF-8', config.prettyFormat) + body, config.xmlSchema);
+  }
+  return {
+    status,
+    headers: responseHeaders(charset, sink),
+    body: encode(body, charset, config.prettyFormat),
+  };
+}
+
+/**
+ * Renders the XML answer to a request the origin rejected (or whose batch failed): `<response>` with
+ * `<httpStatusCode>` = `status`, no data or error elements, and `<errorMessage>` as given (by convention
+ * `"<CODE> - <message>"`). Not validated against `xmlSchema`: a rejection must always reach the client. Raw mode
+ * uses it too, as JSON does.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` when `config.charset` is not supported.
+ */
+export function renderXmlEnvelopeError(
+  status: number,
+  errorMessage: string,
+  config: Pick<XmlResponseConfig, 'charset' | 'prettyFormat'>,
+): RenderedResponse {
+  const charset = resolveCharset(config.charset);
+  // A message may hold characters XML cannot carry (a control character from a client's header, say).
+  const message = errorMessage.replace(new RegExp(NOT_XML_CHAR.source, 'gu'), '\ufffd');
+  return {
+    status,
+    headers: responseHeaders(charset, undefined),
+    body: encode(envelopeBody(status, [], [], message, config.prettyFormat), charset, config.prettyFormat),
+  };
+}

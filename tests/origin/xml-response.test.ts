@@ -1,0 +1,122 @@
+import { send, startOrigin, type TestOrigin } from './origin-helpers';
+
+const SCHEMA = `<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="response">
+    <xs:complexType>
+      <xs:sequence>
+        <xs:element name="httpStatusCode" type="xs:int"/>
+        <xs:element name="data" minOccurs="0" maxOccurs="unbounded">
+          <xs:complexType>
+            <xs:sequence><xs:element name="id" type="xs:int"/></xs:sequence>
+          </xs:complexType>
+        </xs:element>
+        <xs:element name="errorMessage" type="xs:string" minOccurs="0"/>
+      </xs:sequence>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>`;
+
+describe('XML response over a real socket', () => {
+  let running: TestOrigin | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+
+  it('answers with the XML envelope, pretty by default', async () => {
+    running = await startOrigin({ httpResponse: { dataFormat: 'xml' } });
+    const answer = await send(running.url, { body: '{"id":1,"tags":["a","b"],"n":null} {"id":2}' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(answer.text).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<response>',
+        '  <httpStatusCode>200</httpStatusCode>',
+        '  <data>',
+        '    <id>1</id>',
+        '    <tags>a</tags>',
+        '    <tags>b</tags>',
+        '    <n/>',
+        '  </data>',
+        '  <data>',
+        '    <id>2</id>',
+        '  </data>',
+        '</response>',
+      ].join('\n'),
+    );
+  });
+
+  it('sends raw records compactly when prettyFormat is off', async () => {
+    running = await startOrigin({
+      httpResponse: { dataFormat: 'xml', sendRawResponse: true, prettyFormat: false },
+    });
+    const answer = await send(running.url, { body: '{"a":"x<y&z"} {"a":"2"}' });
+    expect(answer.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><records><record><a>x&lt;y&amp;z</a></record><record><a>2</a></record></records>',
+    );
+  });
+
+  it('encodes the body in the configured charset, with references for what it cannot carry', async () => {
+    running = await startOrigin({
+      httpResponse: { dataFormat: 'xml', charset: 'ISO-8859-1', prettyFormat: false },
+    });
+    const answer = await send(running.url, { body: '{"a":"é€"}' });
+    expect(answer.headers['content-type']).toBe('application/xml; charset=iso-8859-1');
+    // The helper reads the body as UTF-8: the one latin1 byte of 'é' shows as U+FFFD, '€' as a reference.
+    expect(answer.text).toContain('<a>\ufffd&#x20ac;</a>');
+    expect(answer.text.startsWith('<?xml version="1.0" encoding="ISO-8859-1"?>')).toBe(true);
+  });
+
+  it('answers a rejection with the XML envelope', async () => {
+    running = await startOrigin({
+      http: { applicationIds: ['app-1'] },
+      httpResponse: { dataFormat: 'xml', prettyFormat: false },
+    });
+    const answer = await send(running.url, { body: '{}' });
+    expect(answer.status).toBe(403);
+    expect(answer.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(answer.text).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?><response><httpStatusCode>403<\/httpStatusCode><errorMessage>ORIGIN_APP_ID_MISSING - [^<]+<\/errorMessage><\/response>$/,
+    );
+  });
+
+  it('sends a response that validates against xmlSchema', async () => {
+    running = await startOrigin({
+      httpResponse: { dataFormat: 'xml', validateSchema: true, xmlSchema: SCHEMA },
+    });
+    const answer = await send(running.url, { body: '{"id":1} {"id":2}' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('<id>2</id>');
+  });
+
+  it('answers 500 naming the first violation instead of a response that fails xmlSchema', async () => {
+    running = await startOrigin({
+      httpResponse: { dataFormat: 'xml', validateSchema: true, xmlSchema: SCHEMA, prettyFormat: false },
+    });
+    const answer = await send(running.url, { body: '{"id":"one"}' });
+    expect(answer.status).toBe(500);
+    expect(answer.text).toContain('<errorMessage>ORIGIN_RESPONSE_SCHEMA_INVALID - ');
+    expect(answer.text).toContain("'one' is not a valid value");
+    expect(answer.text).not.toContain('<data>');
+  });
+
+  it('refuses a field name that is not an XML name with a 500 envelope', async () => {
+    running = await startOrigin({ httpResponse: { dataFormat: 'xml', prettyFormat: false } });
+    const answer = await send(running.url, { body: '{"1st":1}' });
+    expect(answer.status).toBe(500);
+    expect(answer.text).toContain("field name '1st' is not a valid XML name");
+  });
+
+  it('echoes an XML request as XML', async () => {
+    running = await startOrigin({
+      dataFormat: { format: 'xml', xml: { delimiterElement: 'item', outputFieldAttributes: true } },
+      httpResponse: { dataFormat: 'xml', sendRawResponse: true, prettyFormat: false },
+    });
+    const answer = await send(running.url, { body: '<items><item id="7"><name>n</name></item></items>' });
+    expect(answer.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><records><record><item id="7"><name><value>n</value></name></item></record></records>',
+    );
+  });
+});
