@@ -211,7 +211,12 @@ async function parseBody(
   ctx: RequestContext,
   req: IncomingMessage,
 ): Promise<{ records: ParsedRecord[]; failures: ParseFailure[] }> {
-  const parser = ctx.format.createParser(ctx.formatConfig, ctx.parseSource);
+  // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
+  const source: ParseSource = {
+    remoteAddress: req.socket.remoteAddress,
+    originState: ctx.parseSource.originState,
+  };
+  const parser = ctx.format.createParser(ctx.formatConfig, source);
   const records: ParsedRecord[] = [];
   const failures: ParseFailure[] = [];
   const collect = (result: { records: ParsedRecord[]; failures: ParseFailure[] }): void => {
