@@ -47,7 +47,7 @@ export type {
 export { MAX_EXCERPT_CHARS } from './formats/data-format';
 export { FormatRegistry } from './formats/format-registry';
 export { BUILT_IN_FORMATS, defaultRegistry } from './formats/built-in';
-export { parseWhole, parseStream } from './formats/parse-helpers';
+export { parseWhole, parseStream, type ParsePacking } from './formats/parse-helpers';
 export { resolveFormatConfig } from './formats/format-config';
 export {
   failure,
@@ -66,6 +66,27 @@ export {
 } from './formats/delimited/delimited-format';
 export { xmlFormat, XML_FORMAT_SCHEMA, type XmlFormatConfig } from './formats/xml/xml-format';
 export type { XmlNamespace } from './formats/xml/xml-delimiter';
+export { avroFormat, AVRO_FORMAT_SCHEMA, type AvroFormatConfig } from './formats/avro/avro-format';
+export {
+  protobufFormat,
+  PROTOBUF_FORMAT_SCHEMA,
+  type ProtobufFormatConfig,
+} from './formats/protobuf/protobuf-format';
+export {
+  engineRecordFormat,
+  ENGINE_RECORD_FORMAT_SCHEMA,
+  readEngineRecords,
+  type EngineRecordFormatConfig,
+} from './formats/engine-record/engine-record-format';
+export { writeEngineRecords, ENGINE_RECORD_MAGIC_JSON_V1 } from './formats/engine-record/engine-record-codec';
+export {
+  datagramFormat,
+  DATAGRAM_FORMAT_SCHEMA,
+  type DatagramFormatConfig,
+  type DatagramPacketFormat,
+  type RecordGenerationMode,
+} from './formats/datagram/datagram-format';
+export { createCompressionParser, type CompressionLimits } from './formats/compression/compression-parser';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';

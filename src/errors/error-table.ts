@@ -56,6 +56,11 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: "Charset '{charset}' is not supported by this Node.js build.",
   },
+  ORIGIN_DATAGRAM_FILE_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "The datagram option {option} names the file '{path}', which cannot be read: {reason}.",
+  },
   ORIGIN_STATE_INVALID: {
     category: 'lifecycle',
     httpStatus: 500,
@@ -185,10 +190,119 @@ export const ERROR_TABLE = {
     message:
       'The XML record at byte {offset} is {length} characters long and exceeds maxRecordLengthChars {limit}.',
   },
+  ORIGIN_ENGINE_RECORD_MAGIC_INVALID: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The body does not start with an Engine Record magic byte: {detail}.',
+  },
+  ORIGIN_ENGINE_RECORD_VERSION_UNSUPPORTED: {
+    category: 'parse',
+    httpStatus: 400,
+    message:
+      'The Engine Record magic byte {magic} names a version this library does not read (it reads {supported}).',
+  },
+  ORIGIN_ENGINE_RECORD_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The Engine Record at byte {offset} is malformed: {detail}.',
+  },
+  ORIGIN_ENGINE_RECORD_TRUNCATED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The Engine Record body ends inside a record that starts at byte {offset}.',
+  },
+  ORIGIN_ARCHIVE_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The {container} body is malformed or truncated: {detail}.',
+  },
+  ORIGIN_ARCHIVE_NOT_RECOGNIZED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The body is not {expected} (compression format {mode}); its first bytes are {head}.',
+  },
+  ORIGIN_ARCHIVE_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 413,
+    message:
+      'The decompressed body exceeds maxRequestSizeMb {limitMb} ({limitBytes} bytes); decompression stopped there.',
+  },
   ORIGIN_BINARY_TOO_LARGE: {
     category: 'limit',
     httpStatus: 413,
     message: 'The binary body of {size} bytes exceeds maxDataSizeBytes {limit}; no record was made.',
+  },
+  ORIGIN_COLLECTD_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The collectd packet is malformed at byte {offset}: {detail}.',
+  },
+  ORIGIN_COLLECTD_USER_UNKNOWN: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "The collectd packet is {mode} by user '{user}', who is not listed in authFile.",
+  },
+  ORIGIN_COLLECTD_SIGNATURE_INVALID: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "The collectd packet signed by user '{user}' has an HMAC-SHA-256 signature that does not match.",
+  },
+  ORIGIN_COLLECTD_DECRYPTION_FAILED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "The collectd packet encrypted by user '{user}' fails its SHA-1 check after decryption.",
+  },
+  ORIGIN_COLLECTD_AUTH_FILE_MISSING: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "The collectd packet is encrypted by user '{user}' but no authFile is configured to decrypt it.",
+  },
+  ORIGIN_AVRO_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The Avro object container file is malformed at byte {offset}: {detail}.',
+  },
+  ORIGIN_AVRO_CODEC_UNSUPPORTED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: "The Avro container uses codec '{codec}'; supported codecs are null, deflate and snappy.",
+  },
+  ORIGIN_AVRO_BLOCK_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 400,
+    message: 'The Avro block at byte {offset} holds {size} bytes and exceeds maxBlockSizeBytes {limit}.',
+  },
+  ORIGIN_PROTOBUF_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The protobuf message at byte {offset} cannot be read as {messageType}: {detail}.',
+  },
+  ORIGIN_PROTOBUF_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'The protobuf message at byte {offset} holds {size} bytes and exceeds the limit of {limit} bytes.',
+  },
+  ORIGIN_NETFLOW_VERSION_UNSUPPORTED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The flow-export packet has version {version}; only NetFlow versions 5 and 9 are read.',
+  },
+  ORIGIN_NETFLOW_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The NetFlow v{version} packet is malformed at byte {offset}: {detail}.',
+  },
+  ORIGIN_NETFLOW_TEMPLATE_UNKNOWN: {
+    category: 'parse',
+    httpStatus: 400,
+    message:
+      'The NetFlow v9 data flowset at byte {offset} uses template {templateId} (exporter {exporter}, source ID {sourceId}), which is not in the template cache.',
+  },
+  ORIGIN_SYSLOG_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The syslog message at byte {offset} is malformed: {detail}.',
   },
 
   // The pipeline and the response.

@@ -236,7 +236,7 @@ function compressionSchema(): JsonSchema {
       ),
       filePattern: text(
         '*',
-        'File Name Pattern within Compressed Directory: a UNIX-style pattern (`*`, `?`) choosing the archive entries to parse, for archive and compressedArchive. `*`: every entry.',
+        'File Name Pattern within Compressed Directory: a UNIX-style pattern (`*`, `?`; neither crosses `/`) choosing the archive entries to parse, for archive and compressedArchive. Without `/` it is matched against the file name of the entry, with `/` against its whole path. `*`: every entry.',
       ),
     },
   );

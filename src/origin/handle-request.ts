@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type { DataFormat, ParseFailure, ParseSource, ParsedRecord } from '../formats/data-format';
+import type { DataFormat, ParseFailure, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
 import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
@@ -43,6 +43,11 @@ export interface RequestContext {
   readonly format: DataFormat;
   readonly formatConfig: unknown;
   readonly parseSource: ParseSource;
+  /**
+   * Makes the parser of one request body, decided once per origin: the format's own parser, or one wrapped in
+   * the configured compression format (`createCompressionParser`).
+   */
+  readonly createParser: (source: ParseSource) => Parser;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
   readonly runners: RunnerPool;
@@ -216,7 +221,7 @@ async function parseBody(
     remoteAddress: req.socket.remoteAddress,
     originState: ctx.parseSource.originState,
   };
-  const parser = ctx.format.createParser(ctx.formatConfig, source);
+  const parser = ctx.createParser(source);
   const records: ParsedRecord[] = [];
   const failures: ParseFailure[] = [];
   const collect = (result: { records: ParsedRecord[]; failures: ParseFailure[] }): void => {

@@ -5,6 +5,8 @@ import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
+import { createCompressionParser } from '../formats/compression/compression-parser';
+import type { ParseSource, Parser } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { Admission } from './admission';
@@ -79,6 +81,13 @@ export class Origin {
     const parseSource = { originState: new Map<string, unknown>() };
     // Make one parser now so that a format's config problem (an unknown charset, say) fails here, not per request.
     format.createParser(formatConfig, { originState: new Map() });
+    const { compression } = this.config.dataFormat;
+    const maxDecodedBytes = this.config.http.maxRequestSizeMb * 1_000_000;
+    const createParser =
+      compression.format === 'none'
+        ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
+        : (source: ParseSource): Parser =>
+            createCompressionParser(format, formatConfig, compression, source, { maxDecodedBytes });
     const { http } = this.config;
     this.#admission = new Admission({
       slots: http.maxConcurrentRequests,
@@ -91,6 +100,7 @@ export class Origin {
       format,
       formatConfig,
       parseSource,
+      createParser,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
       runners: this.#runners,
@@ -267,9 +277,6 @@ function refuseUnsupported(config: OriginConfig): void {
   if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
   if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
   if (config.tls.useTls) unsupported('/tls/useTls', true);
-  if (config.dataFormat.compression.format !== 'none') {
-    unsupported('/dataFormat/compression/format', config.dataFormat.compression.format);
-  }
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

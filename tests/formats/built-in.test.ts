@@ -2,9 +2,27 @@ import { BUILT_IN_FORMATS, defaultRegistry } from '../../src/formats/built-in';
 import { resolveFormatConfig } from '../../src/formats/format-config';
 
 describe('built-in formats', () => {
-  it('registers json, binary, xml and delimited in the default registry', () => {
-    expect(BUILT_IN_FORMATS.map((f) => f.name)).toEqual(['json', 'binary', 'xml', 'delimited']);
-    expect(defaultRegistry.names()).toEqual(['json', 'binary', 'xml', 'delimited']);
+  it('registers json, binary, xml, delimited, avro, protobuf, datagram and engineRecord in the default registry', () => {
+    expect(BUILT_IN_FORMATS.map((f) => f.name)).toEqual([
+      'json',
+      'binary',
+      'xml',
+      'delimited',
+      'avro',
+      'protobuf',
+      'datagram',
+      'engineRecord',
+    ]);
+    expect(defaultRegistry.names()).toEqual([
+      'json',
+      'binary',
+      'xml',
+      'delimited',
+      'avro',
+      'protobuf',
+      'datagram',
+      'engineRecord',
+    ]);
     expect(defaultRegistry.get('json')).toBe(BUILT_IN_FORMATS[0]);
   });
 
@@ -16,6 +34,14 @@ describe('built-in formats', () => {
       ignoreControlCharacters: false,
     });
     expect(resolveFormatConfig(defaultRegistry.get('binary'), {})).toEqual({ maxDataSizeBytes: 1024 });
+    expect(resolveFormatConfig(defaultRegistry.get('engineRecord'), {})).toEqual({});
+    expect(resolveFormatConfig(defaultRegistry.get('avro'), {})).toEqual({ maxBlockSizeBytes: 16_777_216 });
+    expect(resolveFormatConfig(defaultRegistry.get('protobuf'), {})).toEqual({
+      protobufDescriptorFile: '',
+      messageType: '',
+      delimitedMessages: true,
+      resourcesDirectory: '',
+    });
     expect(resolveFormatConfig(defaultRegistry.get('xml'), {})).toEqual({
       delimiterElement: '',
       preserveRootElement: true,

@@ -1,10 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { avroFormat } from '../../src/formats/avro/avro-format';
 import { binaryFormat } from '../../src/formats/binary/binary-format';
 import { delimitedFormat } from '../../src/formats/delimited/delimited-format';
+import { engineRecordFormat } from '../../src/formats/engine-record/engine-record-format';
 import type { DataFormat, ParseFailure, ParseResult, Parser } from '../../src/formats/data-format';
+import { datagramFormat } from '../../src/formats/datagram/datagram-format';
 import { resolveFormatConfig } from '../../src/formats/format-config';
 import { jsonFormat } from '../../src/formats/json/json-format';
+import { protobufFormat } from '../../src/formats/protobuf/protobuf-format';
 import { xmlFormat } from '../../src/formats/xml/xml-format';
 import { isTypedField, type FieldValue } from '../../src/record/field';
 
@@ -23,8 +27,13 @@ const ROOT = join(__dirname, '..', 'fixtures', 'formats');
 const FORMATS: Record<string, DataFormat> = {
   json: jsonFormat,
   binary: binaryFormat,
+  avro: avroFormat,
+  protobuf: protobufFormat,
   xml: xmlFormat,
   delimited: delimitedFormat,
+  'engine-record': engineRecordFormat,
+  'datagram/collectd': datagramFormat,
+  'datagram/raw': datagramFormat,
 };
 
 /** Every fixture pair of every format folder, sorted by name. */
@@ -77,13 +86,15 @@ export function parseChunks(c: FixtureCase, chunks: Iterable<Uint8Array>): Parse
 /**
  * A record value in the fixtures' tagged form: `bigint` → `{ "$bigint": "<digits>" }`, DECIMAL →
  * `{ "$decimal": "<text>" }`, `Uint8Array` → `{ "$bytes": "<base64>" }`, a STRING or MAP with field attributes →
- * `{ "$typed": { type, value, attributes } }`, LIST_MAP → `{ "$listMap": [[key, value], …] }`; everything else as JSON has it.
+ * `{ "$typed": { type, value, attributes } }`, LIST_MAP → `{ "$listMap": [[key, value], …] }`, `Date` →
+ * `{ "$date": "<ISO>" }`, any other typed field (FLOAT, DATE, TIME, a DECIMAL with attributes, …) →
+ * `{ "$typed": { type, value, attributes? } }` with its value tagged; everything else as JSON has it.
  */
 export function toTagged(value: FieldValue): unknown {
   if (typeof value === 'bigint') return { $bigint: value.toString() };
   if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
   if (isTypedField(value)) {
-    if (value.type === 'DECIMAL') return { $decimal: value.value };
+    if (value.type === 'DECIMAL' && !value.attributes) return { $decimal: value.value };
     if (value.type === 'LIST_MAP' && value.value && !value.attributes) {
       return { $listMap: [...(value.value as Map<string, FieldValue>)].map(([k, v]) => [k, toTagged(v)]) };
     }
@@ -91,8 +102,16 @@ export function toTagged(value: FieldValue): unknown {
       const typed = value.type === 'MAP' ? toTagged(value.value as FieldValue) : value.value;
       return { $typed: { type: value.type, value: typed, attributes: value.attributes } };
     }
-    throw new Error(`no tagged form for a ${value.type} field`);
+    const inner = value.value;
+    return {
+      $typed: {
+        type: value.type,
+        value: inner instanceof Map ? toTagged(Object.fromEntries(inner) as FieldValue) : toTagged(inner),
+        ...(value.attributes ? { attributes: value.attributes } : {}),
+      },
+    };
   }
+  if (value instanceof Date) return { $date: value.toISOString() };
   if (Array.isArray(value)) return value.map(toTagged);
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     const out: Record<string, unknown> = {};

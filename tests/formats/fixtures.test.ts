@@ -7,7 +7,16 @@ const named = cases.map((c) => [c.name, c] as const);
 describe('format fixtures', () => {
   it('finds fixture pairs for every built-in format', () => {
     const folders = new Set(cases.map((c) => c.name.split('/')[0]));
-    expect([...folders].sort()).toEqual(['binary', 'delimited', 'json', 'xml']);
+    expect([...folders].sort()).toEqual([
+      'avro',
+      'binary',
+      'datagram',
+      'delimited',
+      'engine-record',
+      'json',
+      'protobuf',
+      'xml',
+    ]);
     expect(cases.length).toBeGreaterThanOrEqual(30);
   });
 

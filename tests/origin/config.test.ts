@@ -546,7 +546,7 @@ describe('resolveConfig with the default registry', () => {
   });
 
   it('refuses a format the default registry does not hold', () => {
-    expect(problemsOf(() => resolveConfig({ dataFormat: { format: 'avro' } }, defaultRegistry))).toEqual([
+    expect(problemsOf(() => resolveConfig({ dataFormat: { format: 'parquet' } }, defaultRegistry))).toEqual([
       {
         path: '/dataFormat/format',
         message: `must be one of ${defaultRegistry

@@ -1,0 +1,172 @@
+import avro from 'avsc';
+import { field, type FieldValue, type PlainMap } from '../../record/field';
+
+const MS_PER_DAY = 86_400_000;
+
+// A bigint long: avsc's default long is a number and refuses values past 2^53, which Avro longs often are.
+const BigIntLong = avro.types.LongType.__with({
+  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
+  toBuffer: (n: bigint) => {
+    const buf = Buffer.alloc(8);
+    buf.writeBigInt64LE(BigInt(n));
+    return buf;
+  },
+  fromJSON: (json: unknown) => BigInt(json as number),
+  toJSON: (n: bigint) => Number(n),
+  isValid: (n: unknown) => typeof n === 'bigint',
+  compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
+});
+
+/** The unscaled two's-complement big-endian integer of an Avro decimal, as text with `scale` fraction digits. */
+export function decimalText(bytes: Uint8Array, scale: number): string {
+  let unscaled = 0n;
+  for (const byte of bytes) unscaled = (unscaled << 8n) | BigInt(byte);
+  if (bytes.length > 0 && (bytes[0] ?? 0) & 0x80) unscaled -= 1n << BigInt(bytes.length * 8);
+  const negative = unscaled < 0n;
+  const digits = (negative ? -unscaled : unscaled).toString();
+  if (scale <= 0) return (negative ? '-' : '') + digits + '0'.repeat(-scale);
+  const padded = digits.padStart(scale + 1, '0');
+  return `${negative ? '-' : ''}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+}
+
+interface DecimalSchema {
+  readonly precision?: number;
+  readonly scale?: number;
+}
+
+// Logical types turn the underlying value into the engine's field at decode time, so the walk in
+// avroFieldValue only has to pass them through. Encoding is never used: the parser only reads.
+class DecimalLogicalType extends avro.types.LogicalType {
+  readonly #attributes: Readonly<Record<string, string>>;
+  readonly #scale: number;
+
+  constructor(schema: avro.Schema, opts?: Partial<avro.ForSchemaOptions>) {
+    super(schema, opts);
+    const { precision, scale } = schema as DecimalSchema;
+    this.#scale = scale ?? 0;
+    this.#attributes = { precision: String(precision ?? ''), scale: String(this.#scale) };
+  }
+
+  protected override _fromValue(value: Buffer): FieldValue {
+    return field('DECIMAL', decimalText(value, this.#scale), this.#attributes);
+  }
+
+  protected override _toValue(): never {
+    throw new Error('the Avro parser does not encode');
+  }
+}
+
+class DateLogicalType extends avro.types.LogicalType {
+  protected override _fromValue(days: number): FieldValue {
+    return field('DATE', new Date(days * MS_PER_DAY));
+  }
+
+  protected override _toValue(): never {
+    throw new Error('the Avro parser does not encode');
+  }
+}
+
+class TimeMillisLogicalType extends avro.types.LogicalType {
+  protected override _fromValue(millis: number): FieldValue {
+    return field('TIME', new Date(millis));
+  }
+
+  protected override _toValue(): never {
+    throw new Error('the Avro parser does not encode');
+  }
+}
+
+class TimestampMillisLogicalType extends avro.types.LogicalType {
+  protected override _fromValue(millis: number): FieldValue {
+    return new Date(millis);
+  }
+
+  protected override _toValue(): never {
+    throw new Error('the Avro parser does not encode');
+  }
+}
+
+/**
+ * `schema` with every long that is not a timestamp-millis written as the plain name `long`: avsc applies the
+ * `registry` long (a bigint) only to that form, and reads `{ "type": "long", … }` with its own number long, which
+ * refuses values past 2^53. The logical types dropped this way (time-micros, timestamp-micros, local-timestamp-*)
+ * are read as LONG, as the reference engine does.
+ */
+function withBigIntLongs(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withBigIntLongs);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const node = schema as Record<string, unknown>;
+  if (node['type'] === 'long') return node['logicalType'] === 'timestamp-millis' ? node : 'long';
+  if (typeof node['type'] === 'object') return { ...node, type: withBigIntLongs(node['type']) };
+  if ((node['type'] === 'record' || node['type'] === 'error') && Array.isArray(node['fields'])) {
+    const fields = (node['fields'] as unknown[]).map((f) =>
+      f !== null && typeof f === 'object'
+        ? { ...f, type: withBigIntLongs((f as { type?: unknown }).type) }
+        : f,
+    );
+    return { ...node, fields };
+  }
+  if (node['type'] === 'array') return { ...node, items: withBigIntLongs(node['items']) };
+  if (node['type'] === 'map') return { ...node, values: withBigIntLongs(node['values']) };
+  return node;
+}
+
+/**
+ * The avsc type that reads data written with `schema` (a writer schema as JSON) into values that
+ * {@link avroFieldValue} turns into record values: unions wrapped (so the branch is known), longs as bigint, and
+ * the logical types decimal, date, time-millis and timestamp-millis already converted. Throws avsc's error when the
+ * schema is not a valid Avro schema.
+ */
+export function avroTypeFor(schema: avro.Schema): avro.Type {
+  return avro.Type.forSchema(withBigIntLongs(schema) as avro.Schema, {
+    wrapUnions: true,
+    registry: { long: BigIntLong },
+    logicalTypes: {
+      decimal: DecimalLogicalType,
+      date: DateLogicalType,
+      'time-millis': TimeMillisLogicalType,
+      'timestamp-millis': TimestampMillisLogicalType,
+    },
+  });
+}
+
+/**
+ * The record value of `value`, a datum that `type` (from {@link avroTypeFor}) decoded: record → LIST_MAP in field
+ * order, map → plain object, array → array, enum/string → string, int → number, long → bigint, float → FLOAT,
+ * double → number, bytes/fixed → a copied `Uint8Array`, null → null, a union → its branch's value. Logical types
+ * other than the four converted ones keep their underlying value (time-micros and timestamp-micros are LONG).
+ */
+export function avroFieldValue(type: avro.Type, value: unknown): FieldValue {
+  if (value === null || value === undefined) return null;
+  if (type instanceof avro.types.LogicalType) return value as FieldValue;
+  if (type instanceof avro.types.RecordType) {
+    const fields = new Map<string, FieldValue>();
+    const datum = value as Record<string, unknown>;
+    for (const f of type.fields) fields.set(f.name, avroFieldValue(f.type, datum[f.name]));
+    return field('LIST_MAP', fields);
+  }
+  if (type instanceof avro.types.WrappedUnionType) {
+    const [branch, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
+    const branchType = type.types.find((t) => t.branchName === branch);
+    return branchType ? avroFieldValue(branchType, inner) : null;
+  }
+  if (type instanceof avro.types.ArrayType) {
+    return (value as unknown[]).map((item) => avroFieldValue(type.itemsType, item));
+  }
+  if (type instanceof avro.types.MapType) {
+    const out: PlainMap = {};
+    for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
+      // defineProperty, not assignment: a key named __proto__ must become a member, not a prototype.
+      Object.defineProperty(out, key, {
+        value: avroFieldValue(type.valuesType as avro.Type, member),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  if (type instanceof avro.types.FloatType) return field('FLOAT', value as number);
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  return value as FieldValue;
+}

@@ -1,0 +1,320 @@
+import { crc32, inflateRawSync } from 'node:zlib';
+import avro from 'avsc';
+import { uncompressSync } from 'snappy';
+import type { ErrorCode, ErrorParams } from '../../errors/error-table';
+import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
+import { failure } from '../failure';
+import { avroFieldValue, avroTypeFor } from './avro-field-value';
+
+const MAGIC = [0x4f, 0x62, 0x6a, 0x01]; // "Obj" 1
+const SYNC_BYTES = 16;
+/** Bytes of the offending input a failure shows, in hex (the input is binary, not text). */
+const EXCERPT_BYTES = 128;
+/** A block may declare more records than bytes only for zero-width records; past this many that is refused. */
+const MAX_ZERO_WIDTH_RECORDS = 65_536;
+const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy']);
+
+const metadataType = avro.Type.forSchema({ type: 'map', values: 'bytes' });
+
+interface Header {
+  readonly type: avro.Type;
+  readonly schemaJson: string;
+  readonly codec: string;
+  readonly sync: Uint8Array;
+}
+
+/** A failure that ends the input; thrown inside the parser only, returned as data by push/end. */
+class Stop {
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: ErrorParams,
+    readonly at: number,
+    readonly excerpt: Uint8Array,
+  ) {}
+}
+
+/**
+ * Reads one Avro object container file (the writer schema is in its header) block by block: every complete block
+ * becomes its records as soon as it has arrived, so the parser holds at most one block plus the chunk that
+ * completed it. Each record carries the header attribute `avroSchema` (the writer schema JSON as the file holds it);
+ * values are mapped by {@link avroFieldValue}.
+ *
+ * Failures all end the input (`canContinue: false`), the records of earlier blocks are kept: a body that is not a
+ * container file or whose header is unreadable, a codec other than null, deflate and snappy
+ * (`ORIGIN_AVRO_CODEC_UNSUPPORTED`), a block over `maxBlockSizeBytes` compressed or uncompressed
+ * (`ORIGIN_AVRO_BLOCK_TOO_LARGE`), and a corrupt or truncated block (`ORIGIN_AVRO_MALFORMED`: bad sync marker,
+ * bad compressed data or checksum, records that do not fill the block exactly). A corrupt block yields none of its
+ * records. Excerpts are the hex of at most 128 bytes from where the problem starts, taken only from bytes the parser
+ * needed anyway, so that every chunking gives the same failure.
+ */
+export class AvroParser implements Parser {
+  readonly #maxBlockBytes: number;
+  #chunks: Uint8Array[] = [];
+  #length = 0;
+  /** Bytes buffered before the next attempt to read; reading earlier could not finish. */
+  #need = EXCERPT_BYTES;
+  /** Absolute offset of the first buffered byte. */
+  #base = 0;
+  #header: Header | undefined;
+  #recordCount = 0;
+  #stopped = false;
+
+  constructor(maxBlockSizeBytes: number) {
+    this.#maxBlockBytes = maxBlockSizeBytes;
+  }
+
+  push(chunk: Uint8Array): ParseResult {
+    if (this.#stopped || chunk.length === 0) return { records: [], failures: [] };
+    this.#chunks.push(new Uint8Array(chunk));
+    this.#length += chunk.length;
+    if (this.#length < this.#need) return { records: [], failures: [] };
+    return this.#read(false);
+  }
+
+  end(): ParseResult {
+    if (this.#stopped) return { records: [], failures: [] };
+    const result = this.#read(true);
+    this.#stopped = true;
+    this.#chunks = [];
+    return result;
+  }
+
+  /** Reads what the buffered bytes hold; `final` when no more input comes, so whatever is missing is truncation. */
+  #read(final: boolean): ParseResult {
+    const buf = this.#takeBuffer();
+    const records: ParsedRecord[] = [];
+    const failures: ParseFailure[] = [];
+    let pos = 0;
+    try {
+      if (!this.#header) {
+        const read = this.#readHeader(buf, final);
+        if (read === undefined) {
+          return this.#keep(buf, 0, records, failures, Math.max(buf.length * 2, EXCERPT_BYTES));
+        }
+        this.#header = read.header;
+        pos = read.end;
+      }
+      for (;;) {
+        const next = this.#readBlock(buf, pos, final, records);
+        if (typeof next === 'number') pos = next;
+        else return this.#keep(buf, pos, records, failures, next.need);
+      }
+    } catch (error) {
+      if (!(error instanceof Stop)) throw error;
+      failures.push(
+        failure({
+          code: error.code,
+          params: error.params,
+          recordIndex: this.#recordCount,
+          byteOffset: error.at,
+          excerpt: Buffer.from(error.excerpt).toString('hex'),
+          canContinue: false,
+        }),
+      );
+      this.#stopped = true;
+      this.#chunks = [];
+      return { records, failures };
+    }
+  }
+
+  /** Keeps `buf` from `pos` for the next read, which waits until `need` bytes (counted from `pos`) are held. */
+  #keep(
+    buf: Uint8Array,
+    pos: number,
+    records: ParsedRecord[],
+    failures: ParseFailure[],
+    need: number,
+  ): ParseResult {
+    const rest = buf.subarray(pos);
+    this.#chunks = rest.length > 0 ? [rest] : [];
+    this.#length = rest.length;
+    this.#base += pos;
+    this.#need = need;
+    return { records, failures };
+  }
+
+  #takeBuffer(): Uint8Array {
+    if (this.#chunks.length === 1 && this.#chunks[0]) return this.#chunks[0];
+    const buf = new Uint8Array(this.#length);
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      buf.set(chunk, at);
+      at += chunk.length;
+    }
+    this.#chunks = [buf];
+    return buf;
+  }
+
+  #readHeader(buf: Uint8Array, final: boolean): { header: Header; end: number } | undefined {
+    // The magic is checked on at least 128 bytes (or the whole input) so that the excerpt of a body that is not
+    // a container file does not depend on how it was chunked.
+    if (!final && buf.length < EXCERPT_BYTES) return undefined;
+    const head = buf.subarray(0, EXCERPT_BYTES);
+    const stop = (detail: string): Stop => new Stop('ORIGIN_AVRO_MALFORMED', { offset: 0, detail }, 0, head);
+    if (buf.length < MAGIC.length || MAGIC.some((b, i) => buf[i] !== b)) {
+      throw stop(buf.length === 0 ? 'the body is empty' : 'it does not start with the magic bytes Obj\\x01');
+    }
+    let decoded: { value: unknown; offset: number };
+    try {
+      decoded = metadataType.decode(toBuffer(buf), MAGIC.length);
+    } catch {
+      throw stop('the header metadata cannot be read');
+    }
+    if (decoded.offset < 0 || decoded.offset + SYNC_BYTES > buf.length) {
+      if (final) throw stop('the body ends inside the header');
+      if (buf.length > this.#maxBlockBytes) {
+        throw new Stop(
+          'ORIGIN_AVRO_BLOCK_TOO_LARGE',
+          { offset: 0, size: buf.length, limit: this.#maxBlockBytes },
+          0,
+          head,
+        );
+      }
+      return undefined;
+    }
+    const metadata = decoded.value as Record<string, Buffer>;
+    const codec = metadata['avro.codec']?.toString('utf8') ?? 'null';
+    if (!SUPPORTED_CODECS.has(codec)) {
+      throw new Stop('ORIGIN_AVRO_CODEC_UNSUPPORTED', { codec }, 0, head);
+    }
+    const schemaJson = metadata['avro.schema']?.toString('utf8');
+    if (schemaJson === undefined) throw stop('the header has no avro.schema');
+    let type: avro.Type;
+    try {
+      type = avroTypeFor(JSON.parse(schemaJson) as avro.Schema);
+    } catch (error) {
+      throw stop(`the writer schema is invalid (${(error as Error).message})`);
+    }
+    const end = decoded.offset + SYNC_BYTES;
+    return { header: { type, schemaJson, codec, sync: buf.slice(decoded.offset, end) }, end };
+  }
+
+  /**
+   * Reads the block at `pos` into `records`; returns the position after it, or how many bytes from `pos` must be
+   * held before it can be read.
+   */
+  #readBlock(
+    buf: Uint8Array,
+    pos: number,
+    final: boolean,
+    records: ParsedRecord[],
+  ): number | { need: number } {
+    const header = this.#header as Header;
+    const at = this.#base + pos;
+    if (pos === buf.length && final) return { need: 1 };
+    const count = readLong(buf, pos);
+    const size = count && readLong(buf, count.end);
+    const malformed = (detail: string, excerptEnd: number): Stop =>
+      new Stop(
+        'ORIGIN_AVRO_MALFORMED',
+        { offset: at, detail },
+        at,
+        buf.subarray(pos, Math.min(excerptEnd, pos + EXCERPT_BYTES)),
+      );
+    if (count && Number.isNaN(count.value)) throw malformed('a block header is not a valid long', count.end);
+    if (size && Number.isNaN(size.value)) throw malformed('a block header is not a valid long', size.end);
+    if (!count || !size) {
+      if (final) throw malformed('the body ends inside a block header', buf.length);
+      return { need: buf.length - pos + 1 };
+    }
+    if (count.value < 0 || size.value < 0) throw malformed('a block declares a negative size', size.end);
+    if (count.value > size.value && count.value > MAX_ZERO_WIDTH_RECORDS) {
+      throw malformed(`a block declares ${count.value} records in ${size.value} bytes`, size.end);
+    }
+    if (size.value > this.#maxBlockBytes) {
+      throw new Stop(
+        'ORIGIN_AVRO_BLOCK_TOO_LARGE',
+        { offset: at, size: size.value, limit: this.#maxBlockBytes },
+        at,
+        buf.subarray(pos, size.end),
+      );
+    }
+    const end = size.end + size.value + SYNC_BYTES;
+    if (end > buf.length) {
+      if (final) throw malformed('the body ends inside a block', buf.length);
+      return { need: end - pos };
+    }
+    const sync = buf.subarray(end - SYNC_BYTES, end);
+    if (sync.some((b, i) => b !== header.sync[i]))
+      throw malformed('the block sync marker does not match', end);
+    let data: Buffer;
+    try {
+      data = this.#decompress(header.codec, buf.subarray(size.end, end - SYNC_BYTES));
+    } catch (error) {
+      if (error instanceof Stop)
+        throw new Stop(error.code, { ...error.params, offset: at }, at, error.excerpt);
+      throw malformed(`the ${header.codec} data is corrupt (${(error as Error).message})`, end);
+    }
+    const block: ParsedRecord[] = [];
+    let offset = 0;
+    for (let i = 0; i < count.value; i++) {
+      let decoded: { value: unknown; offset: number };
+      try {
+        decoded = header.type.decode(data, offset);
+      } catch (error) {
+        throw malformed(`record ${i} of the block cannot be decoded (${(error as Error).message})`, end);
+      }
+      if (decoded.offset < 0) throw malformed(`the block ends inside record ${i}`, end);
+      offset = decoded.offset;
+      block.push({
+        value: avroFieldValue(header.type, decoded.value),
+        attributes: { avroSchema: header.schemaJson },
+      });
+    }
+    if (offset !== data.length) throw malformed('the block has bytes after its last record', end);
+    for (const record of block) records.push(record);
+    this.#recordCount += block.length;
+    return end;
+  }
+
+  #decompress(codec: string, bytes: Uint8Array): Buffer {
+    if (codec === 'null') return toBuffer(bytes);
+    if (codec === 'deflate') return inflateRawSync(bytes, { maxOutputLength: this.#maxBlockBytes });
+    // Avro's snappy codec: raw snappy data, then the CRC32 of the uncompressed data, big-endian.
+    if (bytes.length < 4) throw new Error('no room for the CRC32 trailer');
+    const compressed = bytes.subarray(0, bytes.length - 4);
+    const length = readVarint32(compressed);
+    if (length > this.#maxBlockBytes) {
+      throw new Stop('ORIGIN_AVRO_BLOCK_TOO_LARGE', { size: length, limit: this.#maxBlockBytes }, 0, bytes);
+    }
+    const data = uncompressSync(toBuffer(compressed)) as Buffer;
+    const expected = toBuffer(bytes).readUInt32BE(bytes.length - 4);
+    if (crc32(data) !== expected) throw new Error('CRC32 mismatch');
+    return data;
+  }
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/**
+ * Avro's zig-zag varint long at `pos` and the position after it: undefined when the bytes end first, a NaN value
+ * when it runs past 10 bytes or 2^53.
+ */
+function readLong(buf: Uint8Array, pos: number): { value: number; end: number } | undefined {
+  let raw = 0n;
+  for (let i = 0; i < 10; i++) {
+    const byte = buf[pos + i];
+    if (byte === undefined) return undefined;
+    raw |= BigInt(byte & 0x7f) << BigInt(7 * i);
+    if ((byte & 0x80) === 0) {
+      const value = raw & 1n ? -((raw >> 1n) + 1n) : raw >> 1n;
+      const safe = value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER);
+      return { value: safe ? Number(value) : NaN, end: pos + i + 1 };
+    }
+  }
+  return { value: NaN, end: pos + 10 };
+}
+
+/** The uncompressed length that starts raw snappy data (an unsigned varint). */
+function readVarint32(buf: Uint8Array): number {
+  let value = 0;
+  for (let i = 0; i < 5; i++) {
+    const byte = buf[i];
+    if (byte === undefined) break;
+    value += (byte & 0x7f) * 2 ** (7 * i);
+    if ((byte & 0x80) === 0) return value;
+  }
+  throw new Error('the snappy length preamble is invalid');
+}

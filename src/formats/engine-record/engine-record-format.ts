@@ -1,0 +1,36 @@
+import type { DataRecord } from '../../record/data-record';
+import type { DataFormat, JsonSchema, ParseFailure } from '../data-format';
+import { EngineRecordParser, type EngineParsedRecord } from './engine-record-parser';
+
+/** The Engine Record format's options (`dataFormat.engineRecord`): none; only the shared compression applies. */
+export type EngineRecordFormatConfig = Readonly<Record<string, never>>;
+
+/** JSON Schema of {@link EngineRecordFormatConfig}: an empty object (spec §2.3: only the compression options). */
+export const ENGINE_RECORD_FORMAT_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+};
+
+/**
+ * The built-in `engineRecord` format: records written by `writeEngineRecords` (another pipeline's output, or
+ * its error records) read back exactly, one per line (see {@link EngineRecordParser}).
+ */
+export const engineRecordFormat: DataFormat<EngineRecordFormatConfig> = {
+  name: 'engineRecord',
+  description: 'Engine Record: records serialized with their field types, header and error information.',
+  configSchema: ENGINE_RECORD_FORMAT_SCHEMA,
+  createParser: () => new EngineRecordParser(),
+};
+
+/**
+ * Reads a whole Engine Record body into full records: value trees, header attributes, source ids and, for error
+ * records, the error code, message, stage and timestamp. `failures` are as the parser reports them.
+ */
+export function readEngineRecords(bytes: Uint8Array): { records: DataRecord[]; failures: ParseFailure[] } {
+  const parser = new EngineRecordParser();
+  const first = parser.push(bytes);
+  const last = parser.end();
+  const parsed = [...first.records, ...last.records] as EngineParsedRecord[];
+  return { records: parsed.map((r) => r.record), failures: [...first.failures, ...last.failures] };
+}

@@ -1,0 +1,81 @@
+import protobuf from 'protobufjs';
+import { field, type FieldValue, type PlainMap } from '../../record/field';
+
+const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
+/** The 64-bit value protobufjs decoded (a `Long`, or a number for a default) as a bigint. */
+function toBigInt(value: unknown, unsigned: boolean): bigint {
+  if (typeof value === 'number') return BigInt(value);
+  if (typeof value === 'bigint') return value;
+  const { low, high } = value as { low: number; high: number };
+  const raw = (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0);
+  return unsigned ? BigInt.asUintN(64, raw) : BigInt.asIntN(64, raw);
+}
+
+/** A map key as protobufjs holds it (64-bit keys as its 8-character hash) as the text the record's MAP uses. */
+function mapKey(key: string, keyType: string): string {
+  if (!LONG_TYPES.has(keyType)) return key;
+  const bits = protobuf.util.LongBits.fromHash(key);
+  return toBigInt({ low: bits.lo, high: bits.hi }, keyType === 'uint64' || keyType === 'fixed64').toString();
+}
+
+/** One value of `type` (a scalar name, an enum or a message type). */
+function singleValue(f: protobuf.Field, value: unknown): FieldValue {
+  const resolved = f.resolvedType;
+  if (resolved instanceof protobuf.Type) {
+    return value === null || value === undefined ? null : protobufFieldValue(resolved, value);
+  }
+  if (resolved instanceof protobuf.Enum) {
+    // An open (proto3) enum may carry a number the descriptor does not name; the number is all there is.
+    const name = resolved.valuesById[value as number];
+    return name ?? (value as number);
+  }
+  if (LONG_TYPES.has(f.type)) return toBigInt(value, f.type === 'uint64' || f.type === 'fixed64');
+  if (f.type === 'float') return field('FLOAT', value as number);
+  if (f.type === 'double') return field('DOUBLE', value as number);
+  if (f.type === 'bytes') return new Uint8Array(value as Uint8Array);
+  return value as FieldValue;
+}
+
+/**
+ * The record value of `message`, which `type` decoded: a LIST_MAP holding every field of the descriptor in
+ * declaration order under its descriptor name. Absent scalars hold their default (proto3 semantics, as the
+ * reference engine reads them), an absent message field is null, repeated → array, map → plain object (64-bit keys
+ * as decimal text), enum → the value's name (an unnamed number of an open enum stays a number), bytes →
+ * `Uint8Array`, 64-bit integers → bigint, float → FLOAT, double → DOUBLE. Of a oneof, the member that is set holds
+ * its value and the others are null, so the set one is never mistaken for a default.
+ */
+export function protobufFieldValue(type: protobuf.Type, message: unknown): FieldValue {
+  const datum = message as Record<string, unknown>;
+  const fields = new Map<string, FieldValue>();
+  for (const f of type.fieldsArray) {
+    const value = datum[f.name];
+    const oneof = f.partOf;
+    // protobufjs represents proto3 `optional` as a one-member oneof; it is an ordinary field here.
+    const realOneof = oneof !== null && !(oneof.fieldsArray.length === 1 && oneof.name.startsWith('_'));
+    if (realOneof && !Object.prototype.hasOwnProperty.call(datum, f.name)) {
+      fields.set(f.name, null);
+    } else if (f instanceof protobuf.MapField) {
+      const out: PlainMap = {};
+      const keyType = f.keyType;
+      for (const [key, member] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+        // defineProperty, not assignment: a key named __proto__ must become a member, not a prototype.
+        Object.defineProperty(out, mapKey(key, keyType), {
+          value: singleValue(f, member),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      fields.set(f.name, out);
+    } else if (f.repeated) {
+      fields.set(
+        f.name,
+        ((value ?? []) as unknown[]).map((item) => singleValue(f, item)),
+      );
+    } else {
+      fields.set(f.name, singleValue(f, value));
+    }
+  }
+  return field('LIST_MAP', fields);
+}

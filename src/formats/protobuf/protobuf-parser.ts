@@ -1,0 +1,269 @@
+import type protobuf from 'protobufjs';
+import type { ErrorCode, ErrorParams } from '../../errors/error-table';
+import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
+import type { FieldValue } from '../../record/field';
+import { failure } from '../failure';
+import { protobufFieldValue } from './protobuf-field-value';
+
+/** Largest message one record may come from (spec §7.6: 1 MB), in bytes. */
+export const MAX_PROTOBUF_MESSAGE_BYTES = 1_048_576;
+/** Bytes of the offending input a failure shows, in hex (the input is binary, not text). */
+const EXCERPT_BYTES = 128;
+const MAX_VARINT_BYTES = 10;
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, EXCERPT_BYTES)).toString('hex');
+}
+
+/**
+ * Reads protobuf messages of one type into records (values mapped by {@link protobufFieldValue}, no header
+ * attributes).
+ *
+ * Delimited (the default): each message is preceded by its length as a varint, many per body, and each becomes a
+ * record as soon as it has arrived; the parser holds at most one message plus the chunk that completed it. A
+ * message over {@link MAX_PROTOBUF_MESSAGE_BYTES} is skipped without being held (`ORIGIN_PROTOBUF_TOO_LARGE`) and
+ * one that does not decode is `ORIGIN_PROTOBUF_MALFORMED`; both go on with the next message (`canContinue: true`).
+ * A length prefix longer than 10 bytes, or a body that ends inside a prefix or a message, ends the input
+ * (`ORIGIN_PROTOBUF_MALFORMED`, `canContinue: false`).
+ *
+ * Not delimited: the whole body is one message (an empty body gives no record); over the limit it is
+ * `ORIGIN_PROTOBUF_TOO_LARGE` and the bytes past the limit are counted, not held.
+ *
+ * Excerpts are the hex of at most 128 bytes from the start of the message (its length prefix for an oversized
+ * delimited message), so every chunking gives the same failure.
+ */
+export class ProtobufParser implements Parser {
+  readonly #type: protobuf.Type;
+  readonly #delimited: boolean;
+  #chunks: Uint8Array[] = [];
+  #length = 0;
+  /** Buffered bytes needed before the next attempt to read; reading earlier could not finish. */
+  #need = 1;
+  /** Absolute offset of the first buffered byte. */
+  #base = 0;
+  /** Bytes of an oversized delimited message still to drop as they arrive. */
+  #skip = 0;
+  /** Bytes of an oversized single message seen past what is held. */
+  #dropped = 0;
+  #index = 0;
+  #stopped = false;
+
+  constructor(type: protobuf.Type, delimitedMessages: boolean) {
+    this.#type = type;
+    this.#delimited = delimitedMessages;
+  }
+
+  push(chunk: Uint8Array): ParseResult {
+    if (this.#stopped || chunk.length === 0) return emptyResult();
+    if (!this.#delimited) {
+      if (this.#length + this.#dropped + chunk.length > MAX_PROTOBUF_MESSAGE_BYTES) {
+        // Only the excerpt is still needed; the rest is counted for the failure's size.
+        const keep = Math.max(0, Math.min(chunk.length, EXCERPT_BYTES - this.#length));
+        if (keep > 0) this.#append(chunk.subarray(0, keep));
+        this.#dropped += chunk.length - keep;
+      } else {
+        this.#append(chunk);
+      }
+      return emptyResult();
+    }
+    let rest = chunk;
+    if (this.#skip > 0) {
+      const dropped = Math.min(this.#skip, rest.length);
+      this.#skip -= dropped;
+      this.#base += dropped;
+      rest = rest.subarray(dropped);
+      if (rest.length === 0) return emptyResult();
+    }
+    this.#append(rest);
+    if (this.#length < this.#need) return emptyResult();
+    return this.#readDelimited(false);
+  }
+
+  end(): ParseResult {
+    if (this.#stopped) return emptyResult();
+    const result = this.#delimited ? this.#readDelimited(true) : this.#readSingle();
+    this.#stopped = true;
+    this.#chunks = [];
+    return result;
+  }
+
+  #append(bytes: Uint8Array): void {
+    // A copy: the caller may reuse its buffer once push returns.
+    this.#chunks.push(new Uint8Array(bytes));
+    this.#length += bytes.length;
+  }
+
+  #readSingle(): ParseResult {
+    const buf = this.#takeBuffer();
+    if (this.#dropped > 0) {
+      const size = buf.length + this.#dropped;
+      return { records: [], failures: [this.#tooLarge(0, size, buf)] };
+    }
+    if (buf.length === 0) return emptyResult();
+    const records: ParsedRecord[] = [];
+    const failures: ParseFailure[] = [];
+    this.#decode(buf, 0, records, failures);
+    return { records, failures };
+  }
+
+  /** Reads every complete message buffered; `final` when no more input comes, so whatever is missing is truncation. */
+  #readDelimited(final: boolean): ParseResult {
+    const buf = this.#takeBuffer();
+    const records: ParsedRecord[] = [];
+    const failures: ParseFailure[] = [];
+    let pos = 0;
+    while (pos < buf.length) {
+      const at = this.#base + pos;
+      const prefix = readVarint(buf, pos);
+      if (prefix === 'invalid') {
+        return this.#stop(
+          records,
+          failures,
+          'the length prefix is longer than 10 bytes',
+          at,
+          buf.subarray(pos),
+        );
+      }
+      if (prefix === undefined) {
+        if (final)
+          return this.#stop(records, failures, 'the body ends inside a length prefix', at, buf.subarray(pos));
+        return this.#keep(buf, pos, records, failures, buf.length - pos + 1);
+      }
+      const { length, end } = prefix;
+      if (length > MAX_PROTOBUF_MESSAGE_BYTES) {
+        failures.push(this.#tooLarge(at, length, buf.subarray(pos, end)));
+        const available = buf.length - end;
+        if (length <= available) {
+          pos = end + length;
+          continue;
+        }
+        this.#skip = length - available;
+        return this.#keep(buf, buf.length, records, failures, 1);
+      }
+      if (end + length > buf.length) {
+        if (final)
+          return this.#stop(records, failures, 'the body ends inside a message', at, buf.subarray(pos));
+        return this.#keep(buf, pos, records, failures, end + length - pos);
+      }
+      this.#decode(buf.subarray(end, end + length), at, records, failures);
+      pos = end + length;
+    }
+    return this.#keep(buf, pos, records, failures, 1);
+  }
+
+  /** Decodes one message into `records`, or a record failure into `failures`. */
+  #decode(bytes: Uint8Array, at: number, records: ParsedRecord[], failures: ParseFailure[]): void {
+    const index = this.#index++;
+    let value: FieldValue;
+    try {
+      value = protobufFieldValue(this.#type, this.#type.decode(bytes));
+    } catch (error) {
+      failures.push(
+        this.#failure('ORIGIN_PROTOBUF_MALFORMED', this.#malformedParams(at, (error as Error).message), {
+          index,
+          at,
+          excerpt: bytes,
+          canContinue: true,
+        }),
+      );
+      return;
+    }
+    records.push({ value });
+  }
+
+  #tooLarge(at: number, size: number, excerpt: Uint8Array): ParseFailure {
+    return this.#failure(
+      'ORIGIN_PROTOBUF_TOO_LARGE',
+      { offset: at, size, limit: MAX_PROTOBUF_MESSAGE_BYTES },
+      { index: this.#index++, at, excerpt, canContinue: this.#delimited },
+    );
+  }
+
+  #malformedParams(at: number, detail: string): ErrorParams {
+    return { offset: at, messageType: this.#type.fullName.replace(/^\./, ''), detail };
+  }
+
+  #failure(
+    code: ErrorCode,
+    params: ErrorParams,
+    where: { index: number; at: number; excerpt: Uint8Array; canContinue: boolean },
+  ): ParseFailure {
+    return failure({
+      code,
+      params,
+      recordIndex: where.index,
+      byteOffset: where.at,
+      excerpt: hex(where.excerpt),
+      canContinue: where.canContinue,
+    });
+  }
+
+  /** Ends the input with a malformed-body failure, keeping the records read before it. */
+  #stop(
+    records: ParsedRecord[],
+    failures: ParseFailure[],
+    detail: string,
+    at: number,
+    excerpt: Uint8Array,
+  ): ParseResult {
+    failures.push(
+      this.#failure('ORIGIN_PROTOBUF_MALFORMED', this.#malformedParams(at, detail), {
+        index: this.#index,
+        at,
+        excerpt,
+        canContinue: false,
+      }),
+    );
+    this.#stopped = true;
+    this.#chunks = [];
+    this.#length = 0;
+    return { records, failures };
+  }
+
+  /** Keeps `buf` from `pos` for the next read, which waits until `need` bytes (counted from `pos`) are held. */
+  #keep(
+    buf: Uint8Array,
+    pos: number,
+    records: ParsedRecord[],
+    failures: ParseFailure[],
+    need: number,
+  ): ParseResult {
+    const rest = buf.subarray(pos);
+    this.#chunks = rest.length > 0 ? [rest] : [];
+    this.#length = rest.length;
+    this.#base += pos;
+    this.#need = need;
+    return { records, failures };
+  }
+
+  #takeBuffer(): Uint8Array {
+    if (this.#chunks.length === 1 && this.#chunks[0]) return this.#chunks[0];
+    const buf = new Uint8Array(this.#length);
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      buf.set(chunk, at);
+      at += chunk.length;
+    }
+    this.#chunks = [buf];
+    return buf;
+  }
+}
+
+function emptyResult(): ParseResult {
+  return { records: [], failures: [] };
+}
+
+/**
+ * The unsigned varint at `pos` and the position after it: undefined when the bytes end first, `'invalid'` when it
+ * runs past 10 bytes. Values past 2^53 lose precision, which does not matter: they are far over the size limit.
+ */
+function readVarint(buf: Uint8Array, pos: number): { length: number; end: number } | 'invalid' | undefined {
+  let value = 0;
+  for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+    const byte = buf[pos + i];
+    if (byte === undefined) return undefined;
+    value += (byte & 0x7f) * 2 ** (7 * i);
+    if ((byte & 0x80) === 0) return { length: value, end: pos + i + 1 };
+  }
+  return 'invalid';
+}
