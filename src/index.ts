@@ -41,6 +41,7 @@ export type {
   ParseResult,
   ParseFailure,
   ParsedRecord,
+  ParsedRecordError,
   ParseSource,
   JsonSchema,
 } from './formats/data-format';

@@ -12,6 +12,19 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export interface ParsedRecord {
   readonly value: FieldValue;
   readonly attributes?: Readonly<Record<string, string>>;
+  /**
+   * Set when the input itself carries an error record (the Engine Record format): the record keeps its error
+   * code, message, stage and time in its header when it becomes a `DataRecord`.
+   */
+  readonly error?: ParsedRecordError;
+}
+
+/** The error information of an error record read from the input. */
+export interface ParsedRecordError {
+  readonly code: string;
+  readonly message: string;
+  readonly stage: string;
+  readonly timestamp?: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ParseFailure, ParsedRecord } from '../formats/data-format';
+import type { ParseFailure, ParsedRecord, ParsedRecordError } from '../formats/data-format';
 import { DataRecord } from '../record/data-record';
 
 /** What the stage does with a record that failed to parse (spec §2.1 On Record Error). */
@@ -39,14 +39,15 @@ export function applyRecordErrorPolicy(
   policy: OnRecordError,
   origin: RecordOrigin,
 ): PolicyOutcome {
-  const records = parsed.map(
-    (record, index) =>
-      new DataRecord(record.value, {
-        baseAttributes: origin.baseAttributes,
-        attributes: record.attributes,
-        sourceId: `${origin.requestId}::${index}`,
-      }),
-  );
+  const records = parsed.map((record, index) => {
+    const made = new DataRecord(record.value, {
+      baseAttributes: origin.baseAttributes,
+      attributes: record.attributes,
+      sourceId: `${origin.requestId}::${index}`,
+    });
+    if (record.error) markError(made, record.error);
+    return made;
+  });
   const stageFailure = failures.find((f) => f.scope === 'stage');
   const recordFailures = failures.filter((f) => f.scope === 'record');
   const none = { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure };
@@ -70,9 +71,18 @@ function errorRecordOf(failure: ParseFailure, origin: RecordOrigin): DataRecord 
     },
     sourceId: `${origin.requestId}::error::${failure.recordIndex}`,
   });
-  record.header.errorCode = failure.code;
-  record.header.errorMessage = `${failure.code} - ${failure.message}`;
-  record.header.errorStage = origin.stageName;
-  record.header.errorTimestamp = Date.now();
+  markError(record, {
+    code: failure.code,
+    message: `${failure.code} - ${failure.message}`,
+    stage: origin.stageName,
+    timestamp: Date.now(),
+  });
   return record;
+}
+
+function markError(record: DataRecord, error: ParsedRecordError): void {
+  record.header.errorCode = error.code;
+  record.header.errorMessage = error.message;
+  record.header.errorStage = error.stage;
+  if (error.timestamp !== undefined) record.header.errorTimestamp = error.timestamp;
 }

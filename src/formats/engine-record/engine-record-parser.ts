@@ -1,5 +1,5 @@
 import type { DataRecord } from '../../record/data-record';
-import type { ParseFailure, ParseResult, ParsedRecord, Parser } from '../data-format';
+import type { ParseFailure, ParseResult, ParsedRecord, ParsedRecordError, Parser } from '../data-format';
 import { failure } from '../failure';
 import {
   ENGINE_RECORD_MAGIC_JSON_V1,
@@ -93,7 +93,12 @@ export class EngineRecordParser implements Parser {
     const recordIndex = this.#recordIndex++;
     try {
       const record = decodeRecordLine(text);
-      records.push({ value: record.value, attributes: record.header.attributes(), record });
+      records.push({
+        value: record.value,
+        attributes: record.header.attributes(),
+        error: errorOf(record),
+        record,
+      });
     } catch (error) {
       // The writer ends every record with a newline, so a last line that is not even JSON was cut short.
       const truncated =
@@ -127,4 +132,16 @@ function checkMagic(byte: number): ParseFailure | undefined {
     excerpt: hex,
     canContinue: false,
   });
+}
+
+/** The error information of an error record, so that it survives the origin making its own `DataRecord`. */
+function errorOf(record: DataRecord): ParsedRecordError | undefined {
+  const { header } = record;
+  if (!header.isErrorRecord) return undefined;
+  return {
+    code: header.errorCode ?? '',
+    message: header.errorMessage ?? '',
+    stage: header.errorStage ?? '',
+    ...(header.errorTimestamp === undefined ? {} : { timestamp: header.errorTimestamp }),
+  };
 }
