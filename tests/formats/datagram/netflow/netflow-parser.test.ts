@@ -10,7 +10,7 @@ import {
 import { parseWhole } from '../../../../src/formats/parse-helpers';
 import { isTypedField, type FieldValue, type PlainMap } from '../../../../src/record/field';
 
-import { DATA_300, TEMPLATE_300, flowset, u16, u32, v9 } from './netflow-packets';
+import { DATA_300, TEMPLATE_300, flowset, u16, v9 } from './netflow-packets';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'formats', 'datagram', 'netflow');
 const BOTH: NetflowParserOptions = {
