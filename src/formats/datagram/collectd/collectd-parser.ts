@@ -1,7 +1,7 @@
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import type { ErrorCode, ErrorParams } from '../../../errors/error-table';
-import type { FieldValue, PlainMap } from '../../../record/field';
+import { field, type FieldValue, type PlainMap } from '../../../record/field';
 import type { ParseFailure, ParsedRecord, ParseResult, Parser } from '../../data-format';
 import { failure } from '../../failure';
 import type { TypesDb } from './types-db';
@@ -247,7 +247,7 @@ export class CollectdParser implements Parser {
       const valueAt = valuesAt + i * 8;
       const value =
         dsName === 'gauge'
-          ? part.readDoubleLE(valueAt)
+          ? gauge(part.readDoubleLE(valueAt))
           : exact(dsName === 'derive' ? part.readBigInt64BE(valueAt) : part.readBigUInt64BE(valueAt));
       record[names?.[i]?.name ?? (count === 1 ? dsName : `${dsName}_${i}`)] = value;
     }
@@ -320,4 +320,12 @@ function exact(value: bigint): number | bigint {
 /** collectd's `CDTIME_T_TO_MS`: 2^-30 s units to milliseconds, rounded to nearest. */
 export function hiResToMs(value: bigint): bigint {
   return (value >> 30n) * 1000n + (((value & 0x3fffffffn) * 1000n + (1n << 29n)) >> 30n);
+}
+
+/**
+ * A GAUGE value. It is a DOUBLE; a whole number in plain form would read as INTEGER or LONG, so it is wrapped to
+ * keep its type.
+ */
+function gauge(value: number): FieldValue {
+  return Number.isInteger(value) ? field('DOUBLE', value) : value;
 }

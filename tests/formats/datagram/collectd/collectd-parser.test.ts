@@ -7,6 +7,7 @@ import { hiResToMs } from '../../../../src/formats/datagram/collectd/collectd-pa
 import { datagramFormat } from '../../../../src/formats/datagram/datagram-format';
 import type { ParseResult } from '../../../../src/formats/data-format';
 import { parseWhole } from '../../../../src/formats/parse-helpers';
+import { field } from '../../../../src/record/field';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'formats', 'datagram', 'collectd');
 const dir = mkdtempSync(join(tmpdir(), 'collectd-test-'));
@@ -96,7 +97,7 @@ describe('collectd parser', () => {
         type: 'load',
         shortterm: 0.5,
         midterm: 1.25,
-        longterm: 2,
+        longterm: field('DOUBLE', 2),
       },
       {
         host: 'host-a',
@@ -172,17 +173,21 @@ describe('collectd parser', () => {
     const packet = Buffer.concat([num(1, 1_700_000_000n), num(7, 10n), values(['gauge', 1])]);
     expect(
       parse(packet, { excludeInterval: false, convertHiResTimeAndInterval: true }).records[0]?.value,
-    ).toEqual({ time: 1_700_000_000, interval: 10, gauge: 1 });
+    ).toEqual({ time: 1_700_000_000, interval: 10, gauge: field('DOUBLE', 1) });
   });
 
   it('carries notification severity and message into the records after them', () => {
     const packet = Buffer.concat([num(0x0101, 2n), text(0x0100, 'disk almost full'), values(['gauge', 1])]);
-    expect(parse(packet).records[0]?.value).toEqual({ severity: 2, message: 'disk almost full', gauge: 1 });
+    expect(parse(packet).records[0]?.value).toEqual({
+      severity: 2,
+      message: 'disk almost full',
+      gauge: field('DOUBLE', 1),
+    });
   });
 
   it('skips part types it does not know', () => {
     const packet = Buffer.concat([part(0x7777, Buffer.from('abc')), values(['gauge', 1])]);
-    expect(parse(packet)).toEqual({ records: [{ value: { gauge: 1 } }], failures: [] });
+    expect(parse(packet)).toEqual({ records: [{ value: { gauge: field('DOUBLE', 1) } }], failures: [] });
   });
 
   it('reads names from typesDbFile instead of the bundled types.db', () => {
@@ -191,7 +196,7 @@ describe('collectd parser', () => {
     expect(parse(load, { typesDbFile: file }).records[0]?.value).toMatchObject({
       one: 0.5,
       two: 1.25,
-      three: 2,
+      three: field('DOUBLE', 2),
     });
   });
 
