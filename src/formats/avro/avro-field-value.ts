@@ -137,36 +137,103 @@ export function avroTypeFor(schema: avro.Schema): avro.Type {
  * other than the four converted ones keep their underlying value (time-micros and timestamp-micros are LONG).
  */
 export function avroFieldValue(type: avro.Type, value: unknown): FieldValue {
-  if (value === null || value === undefined) return null;
-  if (type instanceof avro.types.LogicalType) return value as FieldValue;
+  return converterOf(type)(value);
+}
+
+type Converter = (value: unknown) => FieldValue;
+
+// One converter per avsc type, built on first use: deciding what a type is (instanceof chains, branch lookups)
+// once per type instead of once per value keeps the walk close to avsc's own decoding speed.
+const converters = new WeakMap<avro.Type, Converter>();
+
+function converterOf(type: avro.Type): Converter {
+  let converter = converters.get(type);
+  if (!converter) {
+    converter = buildConverter(type);
+    converters.set(type, converter);
+  }
+  return converter;
+}
+
+function buildConverter(type: avro.Type): Converter {
+  if (type instanceof avro.types.LogicalType) {
+    return (value) => (value === null || value === undefined ? null : (value as FieldValue));
+  }
   if (type instanceof avro.types.RecordType) {
-    const fields = new Map<string, FieldValue>();
-    const datum = value as Record<string, unknown>;
-    for (const f of type.fields) fields.set(f.name, avroFieldValue(f.type, datum[f.name]));
-    return field('LIST_MAP', fields);
+    // Filled after this converter is registered, so that a recursive record type finds itself in the cache.
+    const names: string[] = [];
+    const fieldConverters: Converter[] = [];
+    const converter: Converter = (value) => {
+      if (value === null || value === undefined) return null;
+      const fields = new Map<string, FieldValue>();
+      const datum = value as Record<string, unknown>;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        fields.set(name, (fieldConverters[i] as Converter)(datum[name]));
+      }
+      return field('LIST_MAP', fields);
+    };
+    converters.set(type, converter);
+    for (const f of type.fields) {
+      names.push(f.name);
+      fieldConverters.push(converterOf(f.type));
+    }
+    return converter;
   }
   if (type instanceof avro.types.WrappedUnionType) {
-    const [branch, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
-    const branchType = type.types.find((t) => t.branchName === branch);
-    return branchType ? avroFieldValue(branchType, inner) : null;
+    const branches = new Map<string, Converter>();
+    const converter: Converter = (value) => {
+      if (value === null || value === undefined) return null;
+      for (const branch in value as Record<string, unknown>) {
+        const branchConverter = branches.get(branch);
+        return branchConverter ? branchConverter((value as Record<string, unknown>)[branch]) : null;
+      }
+      return null;
+    };
+    converters.set(type, converter);
+    for (const t of type.types) if (t.branchName !== undefined) branches.set(t.branchName, converterOf(t));
+    return converter;
   }
   if (type instanceof avro.types.ArrayType) {
-    return (value as unknown[]).map((item) => avroFieldValue(type.itemsType, item));
+    let items: Converter | undefined;
+    return (value) => {
+      if (value === null || value === undefined) return null;
+      items ??= converterOf(type.itemsType);
+      const array = value as unknown[];
+      const out: FieldValue[] = new Array<FieldValue>(array.length);
+      for (let i = 0; i < array.length; i++) out[i] = items(array[i]);
+      return out;
+    };
   }
   if (type instanceof avro.types.MapType) {
-    const out: PlainMap = {};
-    for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-      // defineProperty, not assignment: a key named __proto__ must become a member, not a prototype.
-      Object.defineProperty(out, key, {
-        value: avroFieldValue(type.valuesType as avro.Type, member),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
+    let values: Converter | undefined;
+    return (value) => {
+      if (value === null || value === undefined) return null;
+      values ??= converterOf(type.valuesType as avro.Type);
+      const out: PlainMap = {};
+      const datum = value as Record<string, unknown>;
+      for (const key of Object.keys(datum)) {
+        if (key !== '__proto__') {
+          out[key] = values(datum[key]);
+          continue;
+        }
+        // defineProperty, not assignment: a key named __proto__ must become a member, not a prototype.
+        Object.defineProperty(out, key, {
+          value: values(datum[key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    };
   }
-  if (type instanceof avro.types.FloatType) return field('FLOAT', value as number);
-  if (value instanceof Uint8Array) return new Uint8Array(value);
-  return value as FieldValue;
+  if (type instanceof avro.types.FloatType) {
+    return (value) => (value === null || value === undefined ? null : field('FLOAT', value as number));
+  }
+  return (value) => {
+    if (value === null || value === undefined) return null;
+    if (value instanceof Uint8Array) return new Uint8Array(value);
+    return value as FieldValue;
+  };
 }

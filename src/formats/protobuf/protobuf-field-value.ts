@@ -48,20 +48,25 @@ function singleValue(f: protobuf.Field, value: unknown): FieldValue {
 export function protobufFieldValue(type: protobuf.Type, message: unknown): FieldValue {
   const datum = message as Record<string, unknown>;
   const fields = new Map<string, FieldValue>();
-  for (const f of type.fieldsArray) {
+  for (const plan of planOf(type)) {
+    const f = plan.field;
     const value = datum[f.name];
-    const oneof = f.partOf;
-    // protobufjs represents proto3 `optional` as a one-member oneof; it is an ordinary field here.
-    const realOneof = oneof !== null && !(oneof.fieldsArray.length === 1 && oneof.name.startsWith('_'));
-    if (realOneof && !Object.prototype.hasOwnProperty.call(datum, f.name)) {
+    if (plan.realOneof && !Object.prototype.hasOwnProperty.call(datum, f.name)) {
       fields.set(f.name, null);
-    } else if (f instanceof protobuf.MapField) {
+    } else if (plan.map) {
       const out: PlainMap = {};
-      const keyType = f.keyType;
-      for (const [key, member] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+      const keyType = plan.keyType;
+      const members = (value ?? {}) as Record<string, unknown>;
+      for (const key of Object.keys(members)) {
+        const name = mapKey(key, keyType);
+        const member = singleValue(f, members[key]);
+        if (name !== '__proto__') {
+          out[name] = member;
+          continue;
+        }
         // defineProperty, not assignment: a key named __proto__ must become a member, not a prototype.
-        Object.defineProperty(out, mapKey(key, keyType), {
-          value: singleValue(f, member),
+        Object.defineProperty(out, name, {
+          value: member,
           enumerable: true,
           writable: true,
           configurable: true,
@@ -69,13 +74,40 @@ export function protobufFieldValue(type: protobuf.Type, message: unknown): Field
       }
       fields.set(f.name, out);
     } else if (f.repeated) {
-      fields.set(
-        f.name,
-        ((value ?? []) as unknown[]).map((item) => singleValue(f, item)),
-      );
+      const items = (value ?? []) as unknown[];
+      const out: FieldValue[] = new Array<FieldValue>(items.length);
+      for (let i = 0; i < items.length; i++) out[i] = singleValue(f, items[i]);
+      fields.set(f.name, out);
     } else {
       fields.set(f.name, singleValue(f, value));
     }
   }
   return field('LIST_MAP', fields);
+}
+
+interface FieldPlan {
+  readonly field: protobuf.Field;
+  /** Member of a oneof with other members (not a proto3 `optional`). */
+  readonly realOneof: boolean;
+  readonly map: boolean;
+  /** The key type of a map field; '' otherwise. */
+  readonly keyType: string;
+}
+
+// What each field of a type is, worked out once per type rather than once per message.
+const plans = new WeakMap<protobuf.Type, readonly FieldPlan[]>();
+
+function planOf(type: protobuf.Type): readonly FieldPlan[] {
+  let plan = plans.get(type);
+  if (!plan) {
+    plan = type.fieldsArray.map((f) => {
+      const oneof = f.partOf;
+      // protobufjs represents proto3 `optional` as a one-member oneof; it is an ordinary field here.
+      const realOneof = oneof !== null && !(oneof.fieldsArray.length === 1 && oneof.name.startsWith('_'));
+      const map = f instanceof protobuf.MapField;
+      return { field: f, realOneof, map, keyType: f instanceof protobuf.MapField ? f.keyType : '' };
+    });
+    plans.set(type, plan);
+  }
+  return plan;
 }
