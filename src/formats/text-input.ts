@@ -116,3 +116,22 @@ export function removeControlCharacters(bytes: Buffer): Buffer {
   }
   return out.subarray(0, o);
 }
+
+/**
+ * The JSON Schema properties of the two options every text format shares (spec §2.3): `charset` and
+ * `ignoreControlCharacters`, with their defaults and descriptions. A format spreads them into its own schema.
+ */
+export const TEXT_INPUT_OPTIONS_SCHEMA = {
+  charset: {
+    type: 'string',
+    minLength: 1,
+    default: 'UTF-8',
+    description: 'Charset of the body (a WHATWG encoding label such as UTF-8, UTF-16LE, ISO-8859-1).',
+  },
+  ignoreControlCharacters: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return.',
+  },
+} as const;

@@ -1,5 +1,6 @@
 import type { DataFormat, JsonSchema } from '../data-format';
 import { DelimitedParser } from './delimited-parser';
+import { TEXT_INPUT_OPTIONS_SCHEMA } from '../text-input';
 
 /** Delimiter Format Type of the standard parser (Apache Commons CSV presets, custom and multi-character). */
 export type DelimiterFormatType =
@@ -214,18 +215,7 @@ export const DELIMITED_FORMAT_SCHEMA: JsonSchema = {
       description:
         'NULL Constant (when Parse NULLs is on); an empty string makes unquoted empty values null.',
     },
-    charset: {
-      type: 'string',
-      minLength: 1,
-      default: 'UTF-8',
-      description: 'Charset of the body (a WHATWG encoding label such as UTF-8, UTF-16LE, ISO-8859-1).',
-    },
-    ignoreControlCharacters: {
-      type: 'boolean',
-      default: false,
-      description:
-        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return.',
-    },
+    ...TEXT_INPUT_OPTIONS_SCHEMA,
   },
 };
 

@@ -1,6 +1,7 @@
 import type { DataFormat, JsonSchema } from '../data-format';
 import type { JsonContent } from './json-framer';
 import { JsonParser } from './json-parser';
+import { TEXT_INPUT_OPTIONS_SCHEMA } from '../text-input';
 
 /** The JSON format's options (`dataFormat.json`) with defaults applied. */
 export interface JsonFormatConfig {
@@ -33,18 +34,7 @@ export const JSON_FORMAT_SCHEMA: JsonSchema = {
       description:
         'Max Object Length (chars): a record whose JSON text is longer is not parsed; it goes to the stage error handling.',
     },
-    charset: {
-      type: 'string',
-      minLength: 1,
-      default: 'UTF-8',
-      description: 'Charset of the body (a WHATWG encoding label such as UTF-8, UTF-16LE, ISO-8859-1).',
-    },
-    ignoreControlCharacters: {
-      type: 'boolean',
-      default: false,
-      description:
-        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return.',
-    },
+    ...TEXT_INPUT_OPTIONS_SCHEMA,
   },
 };
 

@@ -1,6 +1,7 @@
 import type { DataFormat, JsonSchema } from '../data-format';
 import type { XmlNamespace } from './xml-delimiter';
 import { XmlParser } from './xml-parser';
+import { TEXT_INPUT_OPTIONS_SCHEMA } from '../text-input';
 
 /** The XML format's options (`dataFormat.xml`) with defaults applied. */
 export interface XmlFormatConfig {
@@ -72,18 +73,7 @@ export const XML_FORMAT_SCHEMA: JsonSchema = {
       description:
         'Max Record Length (chars): a longer record is skipped and goes to the stage error handling; parsing goes on.',
     },
-    charset: {
-      type: 'string',
-      minLength: 1,
-      default: 'UTF-8',
-      description: 'Charset of the body (a WHATWG encoding label such as UTF-8, UTF-16LE, ISO-8859-1).',
-    },
-    ignoreControlCharacters: {
-      type: 'boolean',
-      default: false,
-      description:
-        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return.',
-    },
+    ...TEXT_INPUT_OPTIONS_SCHEMA,
   },
 };
 
