@@ -255,27 +255,44 @@ function emptyPayloadRecord(): ParsedRecord {
 }
 
 /** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */
-async function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
+function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
   const controller = ctx.batchSignals.take();
-  let giveUp!: GiveUp;
-  const gaveUp = new Promise<never>((_, reject) => {
-    giveUp = (reason) => {
+  // One promise settles the batch: the runner finishing, or a give-up (deadline, destroy), whichever comes first;
+  // settling twice is a no-op. Cheaper than racing two promises on every request.
+  return new Promise<void>((resolve, reject) => {
+    const settle = (): void => {
+      ctx.runningBatches.delete(giveUp);
+      ctx.batchSignals.give(controller);
+    };
+    const giveUp: GiveUp = (reason) => {
       controller.abort(reason);
+      settle();
       reject(reason);
     };
+    const failed = (error: unknown): void => {
+      settle();
+      reject(pipelineError(error));
+    };
+    ctx.runningBatches.add(giveUp);
+    let running: Promise<void>;
+    try {
+      running = ctx.runners.run(batch, controller.signal);
+    } catch (error) {
+      // A host's pool that throws instead of rejecting is a failed batch all the same.
+      failed(error);
+      return;
+    }
+    running.then(() => {
+      settle();
+      resolve();
+    }, failed);
   });
-  ctx.runningBatches.add(giveUp);
-  try {
-    // The race subscribes to `gaveUp`, so a later give-up (after the pipeline finished) is never unhandled.
-    await Promise.race([ctx.runners.run(batch, controller.signal), gaveUp]);
-  } catch (error) {
-    if (isOriginError(error)) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
-  } finally {
-    ctx.runningBatches.delete(giveUp);
-    ctx.batchSignals.give(controller);
-  }
+}
+
+function pipelineError(error: unknown): OriginError {
+  if (isOriginError(error)) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
 }
 
 function send(
@@ -285,11 +302,9 @@ function send(
   extra: Record<string, string>,
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | number> = {
-    ...rendered.headers,
-    ...extra,
-    'Content-Length': rendered.body.length,
-  };
+  // The rendered headers are this response's own object: add to it rather than copy it.
+  const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
+  headers['Content-Length'] = rendered.body.length;
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
