@@ -84,7 +84,7 @@ export async function handleRequest(
   let bodyRead = false;
   try {
     refuseEarly(ctx, req, queryString);
-    const release = await ctx.admission.acquire();
+    const release = ctx.admission.tryAcquire() ?? (await ctx.admission.acquire());
     try {
       const batch = await readBatch(ctx, req, requestId);
       bodyRead = true;
