@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type { DataFormat, ParseFailure, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
+import type {
+  DataFormat,
+  ParseFailure,
+  ParseResult,
+  ParseSource,
+  ParsedRecord,
+  Parser,
+} from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
 import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
@@ -212,10 +219,7 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
  */
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
-async function parseBody(
-  ctx: RequestContext,
-  req: IncomingMessage,
-): Promise<{ records: ParsedRecord[]; failures: ParseFailure[] }> {
+function parseBody(ctx: RequestContext, req: IncomingMessage): Promise<ParseResult> {
   // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
   const source: ParseSource = {
     remoteAddress: req.socket.remoteAddress,
@@ -224,13 +228,13 @@ async function parseBody(
   const parser = ctx.createParser(source);
   const records: ParsedRecord[] = [];
   const failures: ParseFailure[] = [];
-  const collect = (result: { records: ParsedRecord[]; failures: ParseFailure[] }): void => {
+  const collect = (result: ParseResult): void => {
     for (const record of result.records) records.push(record);
     for (const failure of result.failures) failures.push(failure);
   };
   let gathered: Uint8Array[] | undefined = parser.parseAll ? [] : undefined;
   let gatheredBytes = 0;
-  const bytes = await consumeDecodedBody(req, bodyLimit(ctx), (chunk) => {
+  const onChunk = (chunk: Uint8Array): void => {
     gatheredBytes += chunk.length;
     if (gathered && gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
       gathered.push(chunk);
@@ -241,13 +245,16 @@ async function parseBody(
       gathered = undefined;
     }
     collect(parser.push(chunk));
+  };
+  return consumeDecodedBody(req, bodyLimit(ctx), onChunk).then((bytes) => {
+    ctx.metrics.countBytes(bytes);
+    if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+    // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
+    if (gathered && parser.parseAll)
+      return parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
+    collect(parser.end());
+    return { records, failures };
   });
-  ctx.metrics.countBytes(bytes);
-  if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
-  if (gathered && parser.parseAll)
-    collect(parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered)));
-  else collect(parser.end());
-  return { records, failures };
 }
 
 function emptyPayloadRecord(): ParsedRecord {
