@@ -8,7 +8,7 @@ const INT32_MAX = 2147483647;
  *
  * Plain forms follow {@link FieldValue}: `null` → STRING (the type the engine gives an untyped null, as its JSON
  * parser does), `boolean` → BOOLEAN, `number` → INTEGER when it is an integer in the signed 32-bit range, LONG
- * when it is another safe integer, else DOUBLE (including NaN, ±Infinity and integers past 2^53), `string` →
+ * when it is another safe integer, else DOUBLE (including -0, NaN, ±Infinity and integers past 2^53), `string` →
  * STRING, `bigint` → LONG, `Uint8Array` (and `Buffer`) → BYTE_ARRAY, `Date` → DATETIME, array → LIST, plain object
  * → MAP. A {@link TypedField} says its own `type`.
  *
@@ -20,7 +20,8 @@ export function fieldTypeOf(value: FieldValue): FieldType {
     case 'string':
       return 'STRING';
     case 'number':
-      if (Number.isInteger(value)) {
+      // -0 is no integer an INTEGER or LONG can hold: only DOUBLE keeps its sign.
+      if (Number.isInteger(value) && !Object.is(value, -0)) {
         if (value >= INT32_MIN && value <= INT32_MAX) return 'INTEGER';
         if (Number.isSafeInteger(value)) return 'LONG';
       }

@@ -7,7 +7,7 @@ describe('fieldTypeOf', () => {
     ['true as BOOLEAN', true, 'BOOLEAN'],
     ['false as BOOLEAN', false, 'BOOLEAN'],
     ['0 as INTEGER', 0, 'INTEGER'],
-    ['-0 as INTEGER', -0, 'INTEGER'],
+    ['-0 as DOUBLE (only DOUBLE keeps its sign)', -0, 'DOUBLE'],
     ['the int32 maximum as INTEGER', 2147483647, 'INTEGER'],
     ['the int32 minimum as INTEGER', -2147483648, 'INTEGER'],
     ['one past the int32 maximum as LONG', 2147483648, 'LONG'],
