@@ -4,6 +4,7 @@ import { uncompressSync } from 'snappy';
 import type { ErrorCode, ErrorParams } from '../../errors/error-table';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
+import { PendingBytes } from '../pending-bytes';
 import { avroFieldValue, avroTypeFor } from './avro-field-value';
 
 const MAGIC = [0x4f, 0x62, 0x6a, 0x01]; // "Obj" 1
@@ -49,12 +50,7 @@ class Stop {
  */
 export class AvroParser implements Parser {
   readonly #maxBlockBytes: number;
-  #chunks: Uint8Array[] = [];
-  #length = 0;
-  /** Bytes buffered before the next attempt to read; reading earlier could not finish. */
-  #need = EXCERPT_BYTES;
-  /** Absolute offset of the first buffered byte. */
-  #base = 0;
+  readonly #pending = new PendingBytes(EXCERPT_BYTES);
   #header: Header | undefined;
   #recordCount = 0;
   #stopped = false;
@@ -65,9 +61,8 @@ export class AvroParser implements Parser {
 
   push(chunk: Uint8Array): ParseResult {
     if (this.#stopped || chunk.length === 0) return { records: [], failures: [] };
-    this.#chunks.push(new Uint8Array(chunk));
-    this.#length += chunk.length;
-    if (this.#length < this.#need) return { records: [], failures: [] };
+    this.#pending.append(chunk);
+    if (!this.#pending.ready) return { records: [], failures: [] };
     return this.#read(false);
   }
 
@@ -75,13 +70,13 @@ export class AvroParser implements Parser {
     if (this.#stopped) return { records: [], failures: [] };
     const result = this.#read(true);
     this.#stopped = true;
-    this.#chunks = [];
+    this.#pending.clear();
     return result;
   }
 
   /** Reads what the buffered bytes hold; `final` when no more input comes, so whatever is missing is truncation. */
   #read(final: boolean): ParseResult {
-    const buf = this.#takeBuffer();
+    const buf = this.#pending.take();
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
     let pos = 0;
@@ -89,7 +84,7 @@ export class AvroParser implements Parser {
       if (!this.#header) {
         const read = this.#readHeader(buf, final);
         if (read === undefined) {
-          return this.#keep(buf, 0, records, failures, Math.max(buf.length * 2, EXCERPT_BYTES));
+          return this.#keep(buf, 0, Math.max(buf.length * 2, EXCERPT_BYTES), records, failures);
         }
         this.#header = read.header;
         pos = read.end;
@@ -97,7 +92,7 @@ export class AvroParser implements Parser {
       for (;;) {
         const next = this.#readBlock(buf, pos, final, records);
         if (typeof next === 'number') pos = next;
-        else return this.#keep(buf, pos, records, failures, next.need);
+        else return this.#keep(buf, pos, next.need, records, failures);
       }
     } catch (error) {
       if (!(error instanceof Stop)) throw error;
@@ -112,37 +107,21 @@ export class AvroParser implements Parser {
         }),
       );
       this.#stopped = true;
-      this.#chunks = [];
+      this.#pending.clear();
       return { records, failures };
     }
   }
 
-  /** Keeps `buf` from `pos` for the next read, which waits until `need` bytes (counted from `pos`) are held. */
+  /** Holds `buf` from `pos` for the next read, which waits for `need` bytes; returns what this read produced. */
   #keep(
     buf: Uint8Array,
     pos: number,
+    need: number,
     records: ParsedRecord[],
     failures: ParseFailure[],
-    need: number,
   ): ParseResult {
-    const rest = buf.subarray(pos);
-    this.#chunks = rest.length > 0 ? [rest] : [];
-    this.#length = rest.length;
-    this.#base += pos;
-    this.#need = need;
+    this.#pending.keep(buf, pos, need);
     return { records, failures };
-  }
-
-  #takeBuffer(): Uint8Array {
-    if (this.#chunks.length === 1 && this.#chunks[0]) return this.#chunks[0];
-    const buf = new Uint8Array(this.#length);
-    let at = 0;
-    for (const chunk of this.#chunks) {
-      buf.set(chunk, at);
-      at += chunk.length;
-    }
-    this.#chunks = [buf];
-    return buf;
   }
 
   #readHeader(buf: Uint8Array, final: boolean): { header: Header; end: number } | undefined {
@@ -200,7 +179,7 @@ export class AvroParser implements Parser {
     records: ParsedRecord[],
   ): number | { need: number } {
     const header = this.#header as Header;
-    const at = this.#base + pos;
+    const at = this.#pending.base + pos;
     if (pos === buf.length && final) return { need: 1 };
     const count = readLong(buf, pos);
     const size = count && readLong(buf, count.end);

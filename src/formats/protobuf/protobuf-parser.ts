@@ -3,6 +3,7 @@ import type { ErrorCode, ErrorParams } from '../../errors/error-table';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import type { FieldValue } from '../../record/field';
 import { failure } from '../failure';
+import { PendingBytes } from '../pending-bytes';
 import { protobufFieldValue } from './protobuf-field-value';
 
 /** Largest message one record may come from (spec §7.6: 1 MB), in bytes. */
@@ -35,12 +36,7 @@ function hex(bytes: Uint8Array): string {
 export class ProtobufParser implements Parser {
   readonly #type: protobuf.Type;
   readonly #delimited: boolean;
-  #chunks: Uint8Array[] = [];
-  #length = 0;
-  /** Buffered bytes needed before the next attempt to read; reading earlier could not finish. */
-  #need = 1;
-  /** Absolute offset of the first buffered byte. */
-  #base = 0;
+  readonly #pending = new PendingBytes(1);
   /** Bytes of an oversized delimited message still to drop as they arrive. */
   #skip = 0;
   /** Bytes of an oversized single message seen past what is held. */
@@ -56,13 +52,13 @@ export class ProtobufParser implements Parser {
   push(chunk: Uint8Array): ParseResult {
     if (this.#stopped || chunk.length === 0) return emptyResult();
     if (!this.#delimited) {
-      if (this.#length + this.#dropped + chunk.length > MAX_PROTOBUF_MESSAGE_BYTES) {
+      if (this.#pending.length + this.#dropped + chunk.length > MAX_PROTOBUF_MESSAGE_BYTES) {
         // Only the excerpt is still needed; the rest is counted for the failure's size.
-        const keep = Math.max(0, Math.min(chunk.length, EXCERPT_BYTES - this.#length));
-        if (keep > 0) this.#append(chunk.subarray(0, keep));
+        const keep = Math.max(0, Math.min(chunk.length, EXCERPT_BYTES - this.#pending.length));
+        if (keep > 0) this.#pending.append(chunk.subarray(0, keep));
         this.#dropped += chunk.length - keep;
       } else {
-        this.#append(chunk);
+        this.#pending.append(chunk);
       }
       return emptyResult();
     }
@@ -70,12 +66,12 @@ export class ProtobufParser implements Parser {
     if (this.#skip > 0) {
       const dropped = Math.min(this.#skip, rest.length);
       this.#skip -= dropped;
-      this.#base += dropped;
+      this.#pending.base += dropped;
       rest = rest.subarray(dropped);
       if (rest.length === 0) return emptyResult();
     }
-    this.#append(rest);
-    if (this.#length < this.#need) return emptyResult();
+    this.#pending.append(rest);
+    if (!this.#pending.ready) return emptyResult();
     return this.#readDelimited(false);
   }
 
@@ -83,18 +79,12 @@ export class ProtobufParser implements Parser {
     if (this.#stopped) return emptyResult();
     const result = this.#delimited ? this.#readDelimited(true) : this.#readSingle();
     this.#stopped = true;
-    this.#chunks = [];
+    this.#pending.clear();
     return result;
   }
 
-  #append(bytes: Uint8Array): void {
-    // A copy: the caller may reuse its buffer once push returns.
-    this.#chunks.push(new Uint8Array(bytes));
-    this.#length += bytes.length;
-  }
-
   #readSingle(): ParseResult {
-    const buf = this.#takeBuffer();
+    const buf = this.#pending.take();
     if (this.#dropped > 0) {
       const size = buf.length + this.#dropped;
       return { records: [], failures: [this.#tooLarge(0, size, buf)] };
@@ -108,12 +98,12 @@ export class ProtobufParser implements Parser {
 
   /** Reads every complete message buffered; `final` when no more input comes, so whatever is missing is truncation. */
   #readDelimited(final: boolean): ParseResult {
-    const buf = this.#takeBuffer();
+    const buf = this.#pending.take();
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
     let pos = 0;
     while (pos < buf.length) {
-      const at = this.#base + pos;
+      const at = this.#pending.base + pos;
       const prefix = readVarint(buf, pos);
       if (prefix === 'invalid') {
         return this.#stop(
@@ -127,7 +117,7 @@ export class ProtobufParser implements Parser {
       if (prefix === undefined) {
         if (final)
           return this.#stop(records, failures, 'the body ends inside a length prefix', at, buf.subarray(pos));
-        return this.#keep(buf, pos, records, failures, buf.length - pos + 1);
+        return this.#keep(buf, pos, buf.length - pos + 1, records, failures);
       }
       const { length, end } = prefix;
       if (length > MAX_PROTOBUF_MESSAGE_BYTES) {
@@ -138,17 +128,17 @@ export class ProtobufParser implements Parser {
           continue;
         }
         this.#skip = length - available;
-        return this.#keep(buf, buf.length, records, failures, 1);
+        return this.#keep(buf, buf.length, 1, records, failures);
       }
       if (end + length > buf.length) {
         if (final)
           return this.#stop(records, failures, 'the body ends inside a message', at, buf.subarray(pos));
-        return this.#keep(buf, pos, records, failures, end + length - pos);
+        return this.#keep(buf, pos, end + length - pos, records, failures);
       }
       this.#decode(buf.subarray(end, end + length), at, records, failures);
       pos = end + length;
     }
-    return this.#keep(buf, pos, records, failures, 1);
+    return this.#keep(buf, pos, 1, records, failures);
   }
 
   /** Decodes one message into `records`, or a record failure into `failures`. */
@@ -215,37 +205,20 @@ export class ProtobufParser implements Parser {
       }),
     );
     this.#stopped = true;
-    this.#chunks = [];
-    this.#length = 0;
+    this.#pending.clear();
     return { records, failures };
   }
 
-  /** Keeps `buf` from `pos` for the next read, which waits until `need` bytes (counted from `pos`) are held. */
+  /** Holds `buf` from `pos` for the next read, which waits for `need` bytes; returns what this read produced. */
   #keep(
     buf: Uint8Array,
     pos: number,
+    need: number,
     records: ParsedRecord[],
     failures: ParseFailure[],
-    need: number,
   ): ParseResult {
-    const rest = buf.subarray(pos);
-    this.#chunks = rest.length > 0 ? [rest] : [];
-    this.#length = rest.length;
-    this.#base += pos;
-    this.#need = need;
+    this.#pending.keep(buf, pos, need);
     return { records, failures };
-  }
-
-  #takeBuffer(): Uint8Array {
-    if (this.#chunks.length === 1 && this.#chunks[0]) return this.#chunks[0];
-    const buf = new Uint8Array(this.#length);
-    let at = 0;
-    for (const chunk of this.#chunks) {
-      buf.set(chunk, at);
-      at += chunk.length;
-    }
-    this.#chunks = [buf];
-    return buf;
   }
 }
 
