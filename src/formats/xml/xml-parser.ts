@@ -10,19 +10,11 @@ import {
   type Parser,
 } from '../data-format';
 import { failure } from '../failure';
-import { XmlDelimiter, type XmlNamespace } from './xml-delimiter';
+import { XmlDelimiter } from './xml-delimiter';
+import type { XmlFormatConfig } from './xml-format';
 
 /** The options an {@link XmlParser} needs: the XML format's config with defaults applied. */
-export interface XmlParserOptions {
-  readonly delimiterElement: string;
-  readonly preserveRootElement: boolean;
-  readonly includeFieldXpaths: boolean;
-  readonly namespaces: readonly XmlNamespace[];
-  readonly outputFieldAttributes: boolean;
-  readonly maxRecordLengthChars: number;
-  readonly charset: string;
-  readonly ignoreControlCharacters: boolean;
-}
+export type XmlParserOptions = XmlFormatConfig;
 
 /** One element of the record being built. */
 interface Frame {
