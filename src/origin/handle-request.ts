@@ -16,13 +16,9 @@ import { createRequestBatch, type Batch } from '../pipeline/batch';
 import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { field } from '../record/field';
-import {
-  renderJsonEnvelopeError,
-  renderJsonResponse,
-  type RenderedResponse,
-} from '../response/json-response';
+import type { RenderedResponse } from '../response/json-response';
+import type { ResponseRenderer } from '../response/response-renderer';
 import { ResponseSink } from '../response/response-sink';
-import { renderXmlEnvelopeError, renderXmlResponse } from '../response/xml-response';
 import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
@@ -60,6 +56,8 @@ export interface RequestContext {
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
+  /** Renders answers in the configured response format. */
+  readonly renderer: ResponseRenderer;
   /** The batches running now and their response deadlines; `destroy()` gives up on each of them. */
   readonly runningBatches: BatchDeadlines;
   readonly batchSignals: BatchSignals;
@@ -96,12 +94,9 @@ export async function handleRequest(
       const batch = await readBatch(ctx, req, requestId);
       bodyRead = true;
       await runBatch(ctx, batch);
-      const response = ctx.config.httpResponse;
-      // The JSON path stays synchronous: only XML (whose schema validation runs in a worker) awaits.
-      const rendered =
-        response.dataFormat === 'xml'
-          ? await renderXmlResponse(batch.response as ResponseSink, response)
-          : renderJsonResponse(batch.response as ResponseSink, response);
+      const rendering = ctx.renderer.response(batch.response as ResponseSink);
+      // Only XML (schema validation off the main thread) gives a promise; JSON stays synchronous.
+      const rendered = rendering instanceof Promise ? await rendering : rendering;
       send(ctx, res, rendered, {});
       const durationMs = performance.now() - startedAt;
       ctx.metrics.countRequest('answered', rendered.status, durationMs);
@@ -124,17 +119,13 @@ export async function handleRequest(
 
 /** Answers a request with the envelope of `error` (also used for requests a shared port cannot route). */
 export function refuse(
-  ctx: Pick<RequestContext, 'config' | 'metrics' | 'observer' | 'isClosing'>,
+  ctx: Pick<RequestContext, 'config' | 'metrics' | 'observer' | 'isClosing' | 'renderer'>,
   req: IncomingMessage,
   res: ServerResponse,
   error: OriginError,
   request: { requestId: string; bodyRead: boolean; startedAt: number },
 ): void {
-  const response = ctx.config.httpResponse;
-  const rendered =
-    response.dataFormat === 'xml'
-      ? renderXmlEnvelopeError(error.httpStatus, error.describe(), response)
-      : renderJsonEnvelopeError(error.httpStatus, error.describe(), response);
+  const rendered = ctx.renderer.rejection(error.httpStatus, error.describe());
   const headers: Record<string, string> = {};
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;

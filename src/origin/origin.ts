@@ -9,6 +9,7 @@ import { createCompressionParser } from '../formats/compression/compression-pars
 import type { ParseSource, Parser } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
+import { responseRendererFor } from '../response/response-renderer';
 import { Admission } from './admission';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
@@ -111,6 +112,7 @@ export class Origin {
         rejection: (info) => this.#emit('rejection', info),
       },
       runningBatches: this.#runningBatches,
+      renderer: responseRendererFor(this.config.httpResponse),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
