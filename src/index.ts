@@ -102,6 +102,7 @@ export { responseStatus } from './response/status-rule';
 export {
   renderJsonResponse,
   renderJsonEnvelopeError,
+  renderedBodyLength,
   type JsonResponseConfig,
   type RenderedResponse,
 } from './response/json-response';

@@ -19,8 +19,17 @@ export interface RenderedResponse {
   readonly status: number;
   /** `Content-Type` first, then the headers the pipeline asked for. `Content-Length` is left to the HTTP layer. */
   readonly headers: Record<string, string>;
-  /** The encoded body; the caller owns it. */
-  readonly body: Buffer;
+  /**
+   * The body: UTF-8 text as a string, any other charset as bytes. A string lets Node write the headers and the
+   * body in one piece (a `Buffer` body goes out as a second chunk, which cost ~6 µs per request on a small echo).
+   * The caller owns it; its length in bytes is {@link renderedBodyLength}.
+   */
+  readonly body: string | Buffer;
+}
+
+/** The length in bytes of a rendered body (a string body is UTF-8). */
+export function renderedBodyLength(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
 }
 
 interface ResponseCharset {
@@ -68,7 +77,8 @@ function escapeUnit(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-function encode(text: string, charset: ResponseCharset): Buffer {
+function encode(text: string, charset: ResponseCharset): string | Buffer {
+  if (charset === UTF_8) return text;
   // Outside strings JSON text is ASCII, so every character matched here is inside a string, where an escape
   // means the same character.
   const safe = charset.unencodable === undefined ? text : text.replace(charset.unencodable, escapeUnit);
