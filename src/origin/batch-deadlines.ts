@@ -3,6 +3,16 @@ import { OriginError } from '../errors/origin-error';
 /** Gives up on a running batch: aborts its signal and answers its request with `reason`. */
 export type GiveUp = (reason: OriginError) => void;
 
+/** One running batch's clock, as {@link BatchDeadlines.add} returns it; hand it back to `delete`. */
+export interface BatchClock {
+  readonly giveUp: GiveUp;
+  readonly deadline: number;
+  /** Neighbours in the list of running batches, oldest first; `undefined` at the ends and once removed. */
+  previous: BatchClock | undefined;
+  next: BatchClock | undefined;
+  running: boolean;
+}
+
 /**
  * The running batches of an origin and their response deadlines (`http.responseTimeoutMs`).
  *
@@ -10,11 +20,17 @@ export type GiveUp = (reason: OriginError) => void;
  * more than the rest of the bookkeeping of a small request. A batch is therefore given up between
  * `timeoutMs` and `timeoutMs` plus one sweep interval (a tenth of the timeout, between 5 ms and 1 s) after it
  * started. The timer does not keep the process alive.
+ *
+ * The clocks form a doubly linked list in start order: adding and removing one touches two neighbours and no
+ * hash table (a `Map` keyed by batch cost more per request than everything else here), and since every batch
+ * has the same timeout, start order is deadline order, so a sweep stops at the first clock still running.
  */
 export class BatchDeadlines {
-  readonly #running = new Map<GiveUp, number>();
   readonly #timeoutMs: number;
   readonly #sweepMs: number;
+  #oldest: BatchClock | undefined;
+  #newest: BatchClock | undefined;
+  #size = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(timeoutMs: number) {
@@ -24,27 +40,49 @@ export class BatchDeadlines {
 
   /** Batches running now. */
   get size(): number {
-    return this.#running.size;
+    return this.#size;
   }
 
   /** Starts the clock of a batch; `giveUp` is called with `ORIGIN_PIPELINE_TIMEOUT` when it runs out. */
-  add(giveUp: GiveUp): void {
-    this.#running.set(giveUp, performance.now() + this.#timeoutMs);
+  add(giveUp: GiveUp): BatchClock {
+    const clock: BatchClock = {
+      giveUp,
+      deadline: performance.now() + this.#timeoutMs,
+      previous: this.#newest,
+      next: undefined,
+      running: true,
+    };
+    if (this.#newest === undefined) this.#oldest = clock;
+    else this.#newest.next = clock;
+    this.#newest = clock;
+    this.#size++;
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#sweep(), this.#sweepMs);
       this.#timer.unref();
     }
+    return clock;
   }
 
-  /** The batch is done (or was given up); its clock stops. */
-  delete(giveUp: GiveUp): void {
-    this.#running.delete(giveUp);
+  /** The batch is done (or was given up); its clock stops. Deleting a stopped clock does nothing. */
+  delete(clock: BatchClock): void {
+    if (!clock.running) return;
+    clock.running = false;
+    const { previous, next } = clock;
+    if (previous === undefined) this.#oldest = next;
+    else previous.next = next;
+    if (next === undefined) this.#newest = previous;
+    else next.previous = previous;
+    clock.previous = undefined;
+    clock.next = undefined;
+    this.#size--;
   }
 
   /** Gives up on every running batch with `reason` (the origin is being destroyed) and stops the timer. */
   giveUpAll(reason: OriginError): void {
-    for (const giveUp of [...this.#running.keys()]) giveUp(reason);
-    this.#running.clear();
+    for (let clock = this.#oldest; clock !== undefined; clock = this.#oldest) {
+      this.delete(clock);
+      clock.giveUp(reason);
+    }
     this.stop();
   }
 
@@ -56,10 +94,9 @@ export class BatchDeadlines {
 
   #sweep(): void {
     const now = performance.now();
-    for (const [giveUp, deadline] of this.#running) {
-      if (deadline > now) continue;
-      this.#running.delete(giveUp);
-      giveUp(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs: this.#timeoutMs }));
+    for (let clock = this.#oldest; clock !== undefined && clock.deadline <= now; clock = this.#oldest) {
+      this.delete(clock);
+      clock.giveUp(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs: this.#timeoutMs }));
     }
   }
 }

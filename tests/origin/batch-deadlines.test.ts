@@ -18,10 +18,26 @@ describe('BatchDeadlines', () => {
   it('leaves alone a batch that finished in time', async () => {
     const deadlines = new BatchDeadlines(20);
     const giveUp = jest.fn();
-    deadlines.add(giveUp);
-    deadlines.delete(giveUp);
+    const clock = deadlines.add(giveUp);
+    deadlines.delete(clock);
+    deadlines.delete(clock);
+    expect(deadlines.size).toBe(0);
     await wait(80);
     expect(giveUp).not.toHaveBeenCalled();
+    deadlines.stop();
+  });
+
+  it('keeps the other clocks when one in the middle stops, and gives up on them in start order', async () => {
+    const deadlines = new BatchDeadlines(20);
+    const given: string[] = [];
+    deadlines.add(() => given.push('first'));
+    const middle = deadlines.add(() => given.push('middle'));
+    deadlines.add(() => given.push('last'));
+    deadlines.delete(middle);
+    expect(deadlines.size).toBe(2);
+    await wait(80);
+    expect(given).toEqual(['first', 'last']);
+    expect(deadlines.size).toBe(0);
     deadlines.stop();
   });
 
