@@ -53,7 +53,8 @@ export class ResponseSink {
   readonly #dataRecords: DataRecord[] = [];
   readonly #errorRecords: DataRecord[] = [];
   readonly #statusCodes: number[] = [];
-  readonly #headers = new Map<string, HeaderEntry>();
+  // Allocated by the first records that come with headers; most pipelines send none.
+  #headers: Map<string, HeaderEntry> | undefined;
 
   /**
    * Adds data records (the envelope's `data`) sent with `statusCode` and `headers`.
@@ -100,6 +101,7 @@ export class ResponseSink {
    */
   get headers(): Record<string, readonly string[]> {
     const out = Object.create(null) as Record<string, readonly string[]>;
+    if (this.#headers === undefined) return out;
     for (const entry of this.#headers.values()) out[entry.name] = entry.values.slice();
     return out;
   }
@@ -121,6 +123,7 @@ export class ResponseSink {
     for (const record of records) target.push(record);
     if (!this.#statusCodes.includes(statusCode)) this.#statusCodes.push(statusCode);
     if (headers === undefined) return;
+    this.#headers ??= new Map();
     for (const name of Object.keys(headers)) {
       const value = headers[name] as string;
       const key = name.toLowerCase();

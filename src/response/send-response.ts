@@ -20,6 +20,13 @@ function checkedOptions(
   return { statusCode, headers: Object.freeze({ ...headers }) };
 }
 
+// No headers at all spares the sink a check and a loop per batch.
+function headersToAdd(
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> | undefined {
+  return Object.keys(headers).length === 0 ? undefined : headers;
+}
+
 /**
  * The Send Response to Origin destination: the last stage of a microservice pipeline, which passes records back
  * to the client that sent the request. Each `write` adds the records to the batch's response (the envelope's
@@ -31,6 +38,7 @@ export class SendResponse {
   /** Default 200. */
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
+  readonly #headersToAdd: Readonly<Record<string, string>> | undefined;
 
   /**
    * @throws OriginError `ORIGIN_RESPONSE_STATUS_INVALID` when `statusCode` is not an integer from 100 to 999;
@@ -40,6 +48,7 @@ export class SendResponse {
     const checked = checkedOptions(options, 200);
     this.statusCode = checked.statusCode;
     this.headers = checked.headers;
+    this.#headersToAdd = headersToAdd(checked.headers);
   }
 
   /**
@@ -56,7 +65,7 @@ export class SendResponse {
    * change them afterwards.
    */
   write(batch: Batch, records: readonly DataRecord[] = batch.records): void {
-    batch.response?.addRecords(records, this.statusCode, this.headers);
+    batch.response?.addRecords(records, this.statusCode, this.#headersToAdd);
   }
 }
 
@@ -68,6 +77,7 @@ export class SendErrorResponse {
   /** Default 500. */
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
+  readonly #headersToAdd: Readonly<Record<string, string>> | undefined;
 
   /**
    * @throws OriginError `ORIGIN_RESPONSE_STATUS_INVALID` when `statusCode` is not an integer from 100 to 999;
@@ -77,6 +87,7 @@ export class SendErrorResponse {
     const checked = checkedOptions(options, 500);
     this.statusCode = checked.statusCode;
     this.headers = checked.headers;
+    this.#headersToAdd = headersToAdd(checked.headers);
   }
 
   /**
@@ -84,6 +95,6 @@ export class SendErrorResponse {
    * records. A batch without a response is ignored.
    */
   write(batch: Batch, records: readonly DataRecord[] = batch.errorRecords): void {
-    batch.response?.addErrorRecords(records, this.statusCode, this.headers);
+    batch.response?.addErrorRecords(records, this.statusCode, this.#headersToAdd);
   }
 }
