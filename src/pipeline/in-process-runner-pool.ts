@@ -173,13 +173,27 @@ export class InProcessRunnerPool implements RunnerPool {
     return this.#closed;
   }
 
-  async #runOn(runner: Runner, batch: Batch, signal: AbortSignal): Promise<void> {
+  #runOn(runner: Runner, batch: Batch, signal: AbortSignal): Promise<void> {
     this.#busyCount++;
+    let result: void | Promise<void>;
     try {
-      await this.#pipeline(batch, { runnerId: runner.id, signal });
-    } finally {
+      result = this.#pipeline(batch, { runnerId: runner.id, signal });
+    } catch (error) {
       this.#release(runner);
+      return Promise.reject(error as Error);
     }
+    // A synchronous pipeline (the echo pipeline, most stages) is done now: no await, no extra tick.
+    if (!isThenable(result)) {
+      this.#release(runner);
+      return Promise.resolve();
+    }
+    return Promise.resolve(result).then(
+      () => this.#release(runner),
+      (error: unknown) => {
+        this.#release(runner);
+        throw error;
+      },
+    );
   }
 
   #release(runner: Runner): void {
@@ -214,4 +228,8 @@ export class InProcessRunnerPool implements RunnerPool {
       });
     }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<void> {
+  return typeof (value as PromiseLike<void> | undefined)?.then === 'function';
 }
