@@ -16,7 +16,7 @@ import { createRequestBatch, type Batch } from '../pipeline/batch';
 import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { field } from '../record/field';
-import type { RenderedResponse } from '../response/json-response';
+import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { ResponseSink } from '../response/response-sink';
 import type { Admission } from './admission';
@@ -165,13 +165,24 @@ function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryStri
   if (!ctx.applicationIds.includes(id)) throw new OriginError('ORIGIN_APP_ID_INVALID');
 }
 
-/** Reads and parses the body, applies On Record Error, and makes the batch. */
-async function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: string): Promise<Batch> {
-  const { config } = ctx;
+/**
+ * Reads and parses the body, applies On Record Error, and makes the batch. A plain function returning the parse's
+ * own promise chain rather than an async one: one promise and one tick fewer on every request.
+ */
+function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: string): Promise<Batch> {
   const baseAttributes = requestAttributes(req, {
-    copyAuthorizationHeaders: config.http.copyAuthorizationHeaders,
+    copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
   });
-  const { records, failures } = await parseBody(ctx, req);
+  return parseBody(ctx, req).then((parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
+}
+
+function batchOf(
+  ctx: RequestContext,
+  { records, failures }: ParseResult,
+  requestId: string,
+  baseAttributes: Readonly<Record<string, string>>,
+): Batch {
+  const { config } = ctx;
   const outcome = applyRecordErrorPolicy(records, failures, config.general.onRecordError, {
     requestId,
     baseAttributes,
@@ -259,7 +270,7 @@ function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
   // settling twice is a no-op. Cheaper than racing two promises on every request.
   return new Promise<void>((resolve, reject) => {
     const settle = (): void => {
-      ctx.runningBatches.delete(giveUp);
+      ctx.runningBatches.delete(clock);
       ctx.batchSignals.give(controller);
     };
     const giveUp: GiveUp = (reason) => {
@@ -271,7 +282,7 @@ function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
       settle();
       reject(pipelineError(error));
     };
-    ctx.runningBatches.add(giveUp);
+    const clock = ctx.runningBatches.add(giveUp);
     let running: Promise<void>;
     try {
       running = ctx.runners.run(batch, controller.signal);
@@ -302,7 +313,7 @@ function send(
   if (res.headersSent || res.destroyed) return;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  headers['Content-Length'] = rendered.body.length;
+  headers['Content-Length'] = renderedBodyLength(rendered.body);
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
