@@ -2,10 +2,11 @@ import { crc32, inflateRawSync } from 'node:zlib';
 import avro from 'avsc';
 import { uncompressSync } from 'snappy';
 import type { ErrorCode, ErrorParams } from '../../errors/error-table';
+import type { FieldValue } from '../../record/field';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
 import { PendingBytes } from '../pending-bytes';
-import { avroFieldValue, avroTypeFor } from './avro-field-value';
+import { AvroDecodeError, AvroDecoder } from './avro-decoder';
 
 const MAGIC = [0x4f, 0x62, 0x6a, 0x01]; // "Obj" 1
 const SYNC_BYTES = 16;
@@ -18,8 +19,9 @@ const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy']);
 const metadataType = avro.Type.forSchema({ type: 'map', values: 'bytes' });
 
 interface Header {
-  readonly type: avro.Type;
-  readonly schemaJson: string;
+  readonly decoder: AvroDecoder;
+  /** The header attributes every record of the container shares (frozen): `avroSchema`. */
+  readonly attributes: Readonly<Record<string, string>>;
   readonly codec: string;
   readonly sync: Uint8Array;
 }
@@ -38,7 +40,7 @@ class Stop {
  * Reads one Avro object container file (the writer schema is in its header) block by block: every complete block
  * becomes its records as soon as it has arrived, so the parser holds at most one block plus the chunk that
  * completed it. Each record carries the header attribute `avroSchema` (the writer schema JSON as the file holds it);
- * values are mapped by {@link avroFieldValue}.
+ * values are decoded by an {@link AvroDecoder} compiled once for the writer schema.
  *
  * Failures all end the input (`canContinue: false`), the records of earlier blocks are kept: a body that is not a
  * container file or whose header is unreadable, a codec other than null, deflate and snappy
@@ -74,9 +76,30 @@ export class AvroParser implements Parser {
     return result;
   }
 
-  /** Reads what the buffered bytes hold; `final` when no more input comes, so whatever is missing is truncation. */
-  #read(final: boolean): ParseResult {
-    const buf = this.#pending.take();
+  /**
+   * The whole input in one buffer, read in place: `push` copies what it holds between chunks, which a whole input
+   * never needs. Gives what `push(bytes)` + `end()` give; `bytes` is not kept.
+   */
+  parseAll(bytes: Uint8Array): ParseResult {
+    if (this.#stopped || this.#header !== undefined || this.#pending.length > 0) {
+      const first = this.push(bytes);
+      const last = this.end();
+      return {
+        records: [...first.records, ...last.records],
+        failures: [...first.failures, ...last.failures],
+      };
+    }
+    const result = this.#read(true, bytes);
+    this.#stopped = true;
+    this.#pending.clear();
+    return result;
+  }
+
+  /**
+   * Reads `buf` (by default what the held bytes are); `final` when no more input comes, so whatever is missing is
+   * truncation.
+   */
+  #read(final: boolean, buf: Uint8Array = this.#pending.take()): ParseResult {
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
     let pos = 0;
@@ -158,14 +181,17 @@ export class AvroParser implements Parser {
     }
     const schemaJson = metadata['avro.schema']?.toString('utf8');
     if (schemaJson === undefined) throw stop('the header has no avro.schema');
-    let type: avro.Type;
+    let decoder: AvroDecoder;
     try {
-      type = avroTypeFor(JSON.parse(schemaJson) as avro.Schema);
+      decoder = new AvroDecoder(JSON.parse(schemaJson));
     } catch (error) {
       throw stop(`the writer schema is invalid (${(error as Error).message})`);
     }
     const end = decoded.offset + SYNC_BYTES;
-    return { header: { type, schemaJson, codec, sync: buf.slice(decoded.offset, end) }, end };
+    const attributes = Object.freeze({ avroSchema: schemaJson });
+    // A copy: a Buffer's slice is a view, and parseAll reads the caller's bytes in place.
+    const sync = new Uint8Array(buf.subarray(decoded.offset, end));
+    return { header: { decoder, attributes, codec, sync }, end };
   }
 
   /**
@@ -224,25 +250,18 @@ export class AvroParser implements Parser {
         throw new Stop(error.code, { ...error.params, offset: at }, at, error.excerpt);
       throw malformed(`the ${header.codec} data is corrupt (${(error as Error).message})`, end);
     }
-    const block: ParsedRecord[] = [];
-    let offset = 0;
-    for (let i = 0; i < count.value; i++) {
-      let decoded: { value: unknown; offset: number };
-      try {
-        decoded = header.type.decode(data, offset);
-      } catch (error) {
-        throw malformed(`record ${i} of the block cannot be decoded (${(error as Error).message})`, end);
-      }
-      if (decoded.offset < 0) throw malformed(`the block ends inside record ${i}`, end);
-      offset = decoded.offset;
-      block.push({
-        value: avroFieldValue(header.type, decoded.value),
-        attributes: { avroSchema: header.schemaJson },
-      });
+    let values: FieldValue[];
+    try {
+      values = header.decoder.decodeBlock(data, count.value);
+    } catch (error) {
+      if (!(error instanceof AvroDecodeError)) throw error;
+      if (error.kind === 'trailing') throw malformed('the block has bytes after its last record', end);
+      if (error.kind === 'truncated')
+        throw malformed(`the block ends inside record ${error.recordIndex}`, end);
+      throw malformed(`record ${error.recordIndex} of the block cannot be decoded (${error.detail})`, end);
     }
-    if (offset !== data.length) throw malformed('the block has bytes after its last record', end);
-    for (const record of block) records.push(record);
-    this.#recordCount += block.length;
+    for (const value of values) records.push({ value, attributes: header.attributes });
+    this.#recordCount += values.length;
     return end;
   }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import avro from 'avsc';
 import { avroFormat } from '../../../src/formats/avro/avro-format';
-import { decimalText } from '../../../src/formats/avro/avro-field-value';
+import { decimalText } from '../../../src/formats/avro/avro-decoder';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { TypedField } from '../../../src/record/field';
 
@@ -56,11 +56,30 @@ describe('avro format', () => {
     expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_MALFORMED', canContinue: false }]);
   });
 
-  it('never throws on garbage after a valid header', async () => {
-    const header = await containerOf({ type: 'int' }, []);
+  it('never throws on garbage after a valid block', async () => {
+    // avsc writes no header for an empty container, so the container holds one record.
+    const valid = await containerOf({ type: 'int' }, [7]);
+    expect(parseWhole(avroFormat, {}, valid).records.map((r) => r.value)).toEqual([7]);
     for (let seed = 0; seed < 50; seed++) {
       const garbage = Buffer.from(Array.from({ length: 40 }, (_, i) => (i * 37 + seed * 101) % 256));
-      expect(() => parseWhole(avroFormat, {}, Buffer.concat([header, garbage]))).not.toThrow();
+      const { records, failures } = parseWhole(avroFormat, {}, Buffer.concat([valid, garbage]));
+      expect(records.map((r) => r.value)).toEqual([7]);
+      expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_MALFORMED', canContinue: false }]);
+    }
+  });
+
+  it('reports garbage inside a block whose framing is sound as a malformed block', async () => {
+    const valid = await containerOf({ type: 'record', name: 'R', fields: [{ name: 's', type: 'string' }] }, [
+      { s: 'hello' },
+    ]);
+    const sync = valid.subarray(valid.length - 16);
+    const long = avro.Type.forSchema('long');
+    for (let seed = 0; seed < 50; seed++) {
+      const garbage = Buffer.from(Array.from({ length: 24 }, (_, i) => (i * 37 + seed * 101) % 256));
+      const block = Buffer.concat([long.toBuffer(3), long.toBuffer(garbage.length), garbage, sync]);
+      const { records, failures } = parseWhole(avroFormat, {}, Buffer.concat([valid, block]));
+      expect(records).toHaveLength(1);
+      expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_MALFORMED', recordIndex: 1, canContinue: false }]);
     }
   });
 
@@ -78,6 +97,51 @@ describe('avro format', () => {
     const fields = (record?.value as TypedField<'LIST_MAP'>).value;
     expect(fields?.get('u')).toEqual(new TypedField('FLOAT', 1.5));
     expect(fields?.get('v')).toBeNull();
+  });
+
+  it('reports a record the writer schema cannot read with its index in the block, keeping earlier blocks', async () => {
+    const sync = Buffer.alloc(16, 0xa5);
+    const metadata = avro.Type.forSchema({ type: 'map', values: 'bytes' }).toBuffer({
+      'avro.schema': Buffer.from('["null","int"]'),
+      'avro.codec': Buffer.from('null'),
+    });
+    const header = Buffer.concat([Buffer.from('Obj\x01', 'latin1'), metadata, sync]);
+    const long = avro.Type.forSchema('long');
+    const block = (count: number, data: number[]) =>
+      Buffer.concat([long.toBuffer(count), long.toBuffer(data.length), Buffer.from(data), sync]);
+    // Union branch 0 (null), branch 1 with int 3; then branch 2, which the union does not have.
+    const input = Buffer.concat([header, block(2, [0, 2, 6]), block(2, [0, 4])]);
+    const { records, failures } = parseWhole(avroFormat, {}, input);
+    expect(records.map((r) => r.value)).toEqual([null, 3]);
+    expect(failures).toMatchObject([
+      {
+        code: 'ORIGIN_AVRO_MALFORMED',
+        recordIndex: 2,
+        // The second block starts after the first: count, size, three bytes of data, sync marker.
+        byteOffset: header.length + 1 + 1 + 3 + 16,
+        canContinue: false,
+        message: expect.stringContaining(
+          'record 1 of the block cannot be decoded (union branch 2 does not exist)',
+        ),
+      },
+    ]);
+  });
+
+  it('shares one frozen avroSchema attributes object among the records of a container', async () => {
+    const input = await containerOf({ type: 'long' }, [1, 2, 3]);
+    const { records } = parseWhole(avroFormat, {}, input);
+    expect(records.map((r) => r.value)).toEqual([1n, 2n, 3n]);
+    expect(records[1]?.attributes).toBe(records[0]?.attributes);
+    expect(Object.isFrozen(records[0]?.attributes)).toBe(true);
+  });
+
+  it('gives records that share no memory with the input', async () => {
+    const input = await containerOf({ type: 'record', name: 'R', fields: [{ name: 'b', type: 'bytes' }] }, [
+      { b: Buffer.from('abc') },
+    ]);
+    const [record] = parseWhole(avroFormat, {}, input).records;
+    input.fill(0);
+    expect((record?.value as TypedField<'LIST_MAP'>).value?.get('b')).toEqual(Uint8Array.from([97, 98, 99]));
   });
 
   it.each([

@@ -1,5 +1,11 @@
+/**
+ * The Avro decoding of the avro format before it read the binary encoding itself (decision 0018): avsc decodes a
+ * datum into its own values, which {@link avroFieldValue} then walks into record values. Kept in the tests as the
+ * oracle of the differential test of `AvroDecoder`: both must give the same records for the same bytes.
+ */
 import avro from 'avsc';
-import { field, type FieldValue, type PlainMap } from '../../record/field';
+import { decimalText } from '../../../src/formats/avro/avro-decoder';
+import { field, type FieldValue, type PlainMap } from '../../../src/record/field';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -16,18 +22,6 @@ const BigIntLong = avro.types.LongType.__with({
   isValid: (n: unknown) => typeof n === 'bigint',
   compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
 });
-
-/** The unscaled two's-complement big-endian integer of an Avro decimal, as text with `scale` fraction digits. */
-export function decimalText(bytes: Uint8Array, scale: number): string {
-  let unscaled = 0n;
-  for (const byte of bytes) unscaled = (unscaled << 8n) | BigInt(byte);
-  if (bytes.length > 0 && (bytes[0] ?? 0) & 0x80) unscaled -= 1n << BigInt(bytes.length * 8);
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return (negative ? '-' : '') + digits + '0'.repeat(-scale);
-  const padded = digits.padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
-}
 
 interface DecimalSchema {
   readonly precision?: number;
@@ -127,6 +121,18 @@ export function avroTypeFor(schema: avro.Schema): avro.Type {
       'time-millis': TimeMillisLogicalType,
       'timestamp-millis': TimestampMillisLogicalType,
     },
+  });
+}
+
+/**
+ * The avsc type that writes data of `schema` for the tests: the same binary layout as {@link avroTypeFor} reads, with
+ * longs as bigint (every long but timestamp-millis, which takes a number) and logical types left to their
+ * underlying types (a decimal is written from its bytes, a date from its day number), unions wrapped.
+ */
+export function avroWriterTypeFor(schema: avro.Schema): avro.Type {
+  return avro.Type.forSchema(withBigIntLongs(schema) as avro.Schema, {
+    wrapUnions: true,
+    registry: { long: BigIntLong },
   });
 }
 
