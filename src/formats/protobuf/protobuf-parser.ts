@@ -4,7 +4,13 @@ import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-fo
 import type { FieldValue } from '../../record/field';
 import { failure } from '../failure';
 import { PendingBytes } from '../pending-bytes';
-import { protobufFieldValue } from './protobuf-field-value';
+import {
+  ProtobufDecodeError,
+  protobufDecoder,
+  protobufInput,
+  type ProtobufDecoder,
+  type ProtobufInput,
+} from './protobuf-decoder';
 
 /** Largest message one record may come from (spec §7.6: 1 MB), in bytes. */
 export const MAX_PROTOBUF_MESSAGE_BYTES = 1_048_576;
@@ -17,7 +23,7 @@ function hex(bytes: Uint8Array): string {
 }
 
 /**
- * Reads protobuf messages of one type into records (values mapped by {@link protobufFieldValue}, no header
+ * Reads protobuf messages of one type into records (values decoded by {@link ProtobufDecoder}, no header
  * attributes).
  *
  * Delimited (the default): each message is preceded by its length as a varint, many per body, and each becomes a
@@ -35,6 +41,7 @@ function hex(bytes: Uint8Array): string {
  */
 export class ProtobufParser implements Parser {
   readonly #type: protobuf.Type;
+  readonly #decoder: ProtobufDecoder;
   readonly #delimited: boolean;
   readonly #pending = new PendingBytes(1);
   /** Bytes of an oversized delimited message still to drop as they arrive. */
@@ -46,6 +53,7 @@ export class ProtobufParser implements Parser {
 
   constructor(type: protobuf.Type, delimitedMessages: boolean) {
     this.#type = type;
+    this.#decoder = protobufDecoder(type);
     this.#delimited = delimitedMessages;
   }
 
@@ -92,7 +100,7 @@ export class ProtobufParser implements Parser {
     if (buf.length === 0) return emptyResult();
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
-    this.#decode(buf, 0, records, failures);
+    this.#decode(buf, protobufInput(buf), 0, buf.length, 0, records, failures);
     return { records, failures };
   }
 
@@ -101,6 +109,8 @@ export class ProtobufParser implements Parser {
     const buf = this.#pending.take();
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
+    // Made when the first whole message is found: the views it holds are shared by every message of the buffer.
+    let input: ProtobufInput | undefined;
     let pos = 0;
     while (pos < buf.length) {
       const at = this.#pending.base + pos;
@@ -135,24 +145,38 @@ export class ProtobufParser implements Parser {
           return this.#stop(records, failures, 'the body ends inside a message', at, buf.subarray(pos));
         return this.#keep(buf, pos, end + length - pos, records, failures);
       }
-      this.#decode(buf.subarray(end, end + length), at, records, failures);
+      input ??= protobufInput(buf);
+      this.#decode(buf, input, end, end + length, at, records, failures);
       pos = end + length;
     }
     return this.#keep(buf, pos, 1, records, failures);
   }
 
-  /** Decodes one message into `records`, or a record failure into `failures`. */
-  #decode(bytes: Uint8Array, at: number, records: ParsedRecord[], failures: ParseFailure[]): void {
+  /**
+   * Decodes the message at `start` to `end` of `buf` (read through `input`, made of `buf`) into `records`, or a
+   * record failure into `failures`.
+   */
+  #decode(
+    buf: Uint8Array,
+    input: ProtobufInput,
+    start: number,
+    end: number,
+    at: number,
+    records: ParsedRecord[],
+    failures: ParseFailure[],
+  ): void {
     const index = this.#index++;
     let value: FieldValue;
     try {
-      value = protobufFieldValue(this.#type, this.#type.decode(bytes));
+      value = this.#decoder.decode(input, start, end);
     } catch (error) {
+      // Anything else is a fault of this library, not of the input, and must not pass for a bad message.
+      if (!(error instanceof ProtobufDecodeError)) throw error;
       failures.push(
-        this.#failure('ORIGIN_PROTOBUF_MALFORMED', this.#malformedParams(at, (error as Error).message), {
+        this.#failure('ORIGIN_PROTOBUF_MALFORMED', this.#malformedParams(at, error.message), {
           index,
           at,
-          excerpt: bytes,
+          excerpt: buf.subarray(start, end),
           canContinue: true,
         }),
       );

@@ -189,6 +189,24 @@ describe('protobuf format', () => {
     ]);
   });
 
+  it('reports a message the decoder refuses with its detail, and reads the next one', () => {
+    // customer (a proto3 string) holding bytes that are not UTF-8.
+    const bad = Buffer.from([0x12, 0x02, 0xc3, 0x28]);
+    const result = parseWhole(protobufFormat, OPTIONS, delimited(order('a'), bad, order('b')));
+    expect(customers(result.records)).toEqual(['a', 'b']);
+    expect(result.failures).toEqual([
+      expect.objectContaining({
+        code: 'ORIGIN_PROTOBUF_MALFORMED',
+        message:
+          "The protobuf message at byte 4 cannot be read as shop.Order: field 'customer' holds invalid UTF-8 at byte 2.",
+        recordIndex: 1,
+        byteOffset: 4,
+        excerpt: bad.toString('hex'),
+        canContinue: true,
+      }),
+    ]);
+  });
+
   it('ends the input at a length prefix longer than 10 bytes', () => {
     const bad = Buffer.concat([delimited(order('ok')), Buffer.alloc(11, 0xff)]);
     const result = parseWhole(protobufFormat, OPTIONS, bad);

@@ -1,5 +1,14 @@
+/**
+ * The test oracle for the protobuf decoder: the walk the protobuf format used before it decoded wire bytes itself
+ * (decision 0019). protobufjs decodes a message into its message object; {@link protobufFieldValue} turns that
+ * object into the record value. The decoder must give exactly this for every input protobufjs reads.
+ *
+ * One change from the old product code: a map entry without a key gets protobufjs's default key 0, which for a
+ * 64-bit key type is the number 0, not an 8-character hash; the old walk read "0" as a hash and gave the key
+ * "48". Such keys are now read as the decimal text they are.
+ */
 import protobuf from 'protobufjs';
-import { field, type FieldValue, type PlainMap } from '../../record/field';
+import { field, type FieldValue, type PlainMap } from '../../../src/record/field';
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
@@ -14,7 +23,8 @@ function toBigInt(value: unknown, unsigned: boolean): bigint {
 
 /** A map key as protobufjs holds it (64-bit keys as its 8-character hash) as the text the record's MAP uses. */
 function mapKey(key: string, keyType: string): string {
-  if (!LONG_TYPES.has(keyType)) return key;
+  // A hash is always 8 characters; protobufjs's default key (an entry without one) is the number 0.
+  if (!LONG_TYPES.has(keyType) || key.length !== 8) return key;
   const bits = protobuf.util.LongBits.fromHash(key);
   return toBigInt({ low: bits.lo, high: bits.hi }, keyType === 'uint64' || keyType === 'fixed64').toString();
 }
