@@ -20,7 +20,7 @@ export type {
 } from './origin/config';
 
 // Records.
-export { FIELD_TYPES, TypedField, field, isTypedField, isPlainMap } from './record/field';
+export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
 export type { FieldType, FieldValue, FieldAttributes, PlainMap, TypedValueOf } from './record/field';
 export { fieldTypeOf } from './record/field-type-of';
 export { parseFieldPath, formatFieldPath, type PathSegment } from './record/field-path';

@@ -101,6 +101,15 @@ export function field<T extends FieldType>(
   return new TypedField(type, value, attributes);
 }
 
+/**
+ * A DOUBLE as a record value: the plain number where the plain form already says DOUBLE (a non-integer, an
+ * infinity, NaN, -0), a DOUBLE {@link TypedField} where it would say INTEGER or LONG (`2.0` is the number `2`).
+ * Formats whose schema says "double" use it, so that the type survives without a wrapper on every value.
+ */
+export function doubleValue(value: number): number | TypedField<'DOUBLE'> {
+  return Number.isSafeInteger(value) && !Object.is(value, -0) ? new TypedField('DOUBLE', value) : value;
+}
+
 /** True when `value` is a {@link TypedField}. */
 export function isTypedField(value: unknown): value is TypedField {
   return value instanceof TypedField;

@@ -1,4 +1,5 @@
-import { field, FIELD_TYPES, type FieldValue } from '../../src/record/field';
+import fc from 'fast-check';
+import { doubleValue, field, FIELD_TYPES, type FieldValue } from '../../src/record/field';
 import { fieldTypeOf } from '../../src/record/field-type-of';
 
 describe('fieldTypeOf', () => {
@@ -49,5 +50,23 @@ describe('fieldTypeOf', () => {
     expect(() => fieldTypeOf((() => 1) as unknown as FieldValue)).toThrow(/function/);
     class Custom {}
     expect(() => fieldTypeOf(new Custom() as unknown as FieldValue)).toThrow(/Custom/);
+  });
+});
+
+describe('doubleValue', () => {
+  it('is typed DOUBLE for every number, wrapping only what the plain form would call INTEGER or LONG', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger()), (n) => {
+        const value = doubleValue(n);
+        expect(fieldTypeOf(value)).toBe('DOUBLE');
+        expect(typeof value === 'number').toBe(fieldTypeOf(n) === 'DOUBLE');
+      }),
+    );
+  });
+
+  it('keeps 2.0 a DOUBLE and -0 its sign', () => {
+    expect(doubleValue(2)).toEqual(field('DOUBLE', 2));
+    expect(Object.is(doubleValue(-0), -0)).toBe(true);
+    expect(doubleValue(1.5)).toBe(1.5);
   });
 });

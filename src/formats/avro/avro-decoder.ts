@@ -1,5 +1,11 @@
 import avro from 'avsc';
-import { TypedField, type FieldAttributes, type FieldValue, type PlainMap } from '../../record/field';
+import {
+  doubleValue,
+  TypedField,
+  type FieldAttributes,
+  type FieldValue,
+  type PlainMap,
+} from '../../record/field';
 
 const MS_PER_DAY = 86_400_000;
 /**
@@ -42,7 +48,7 @@ export class AvroDecodeError extends Error {
  * container header) and use it for every block: deciding what each type is happens here, not per value.
  *
  * Values: record → LIST_MAP `TypedField` (a `Map` in field order), map → plain object, array → array, enum and
- * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number, boolean,
+ * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number (a DOUBLE `TypedField` when integral, see `doubleValue`), boolean,
  * bytes and fixed → a fresh plain `Uint8Array`, null → null, union → its branch's value. Logical types: decimal (on
  * bytes or fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal
  * type), date (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
@@ -306,11 +312,11 @@ function readFloat(c: Cursor): TypedField<'FLOAT'> {
   return new TypedField('FLOAT', c.view.getFloat32(pos, true));
 }
 
-function readDouble(c: Cursor): number {
+function readDouble(c: Cursor): number | TypedField<'DOUBLE'> {
   const pos = c.pos;
   if (pos + 8 > c.end) throw TRUNCATED;
   c.pos = pos + 8;
-  return c.view.getFloat64(pos, true);
+  return doubleValue(c.view.getFloat64(pos, true));
 }
 
 function fixedReader(size: number): (c: Cursor) => Uint8Array {

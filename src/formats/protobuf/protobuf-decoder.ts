@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
-import { TypedField, type FieldValue, type PlainMap } from '../../record/field';
+import { doubleValue, TypedField, type FieldValue, type PlainMap } from '../../record/field';
 
 /**
  * How deep messages and groups may nest below the top message: deeper input is refused before the call stack
@@ -441,7 +441,7 @@ function zigzag64(r: WireReader): bigint {
 function readScalar(r: WireReader, end: number, plan: ValuePlan): FieldValue | typeof UNKNOWN_ENUM {
   switch (plan.kind) {
     case DOUBLE:
-      return new TypedField('DOUBLE', r.double(end));
+      return doubleValue(r.double(end));
     case FLOAT:
       return new TypedField('FLOAT', r.float(end));
     case INT32:
@@ -816,7 +816,7 @@ function fieldPlan(f: protobuf.FieldBase, slot: number, fields: protobuf.FieldBa
 
 /** The value of a kind's zero (protobufjs's `types.defaults`) as the record holds it. */
 function scalarDefault(kind: number): FieldValue {
-  if (kind === DOUBLE) return new TypedField('DOUBLE', 0);
+  if (kind === DOUBLE) return doubleValue(0);
   if (kind === FLOAT) return new TypedField('FLOAT', 0);
   if (kind >= INT64 && kind <= SFIXED64) return 0n;
   if (kind === BOOL) return false;
@@ -856,7 +856,7 @@ function defaultOf(f: protobuf.FieldBase, plan: ValuePlan): FieldValue {
     case FLOAT:
       return new TypedField('FLOAT', value as number | null);
     case DOUBLE:
-      return new TypedField('DOUBLE', value as number | null);
+      return value === null ? new TypedField('DOUBLE', null) : doubleValue(value as number);
     case BYTES:
       return new Uint8Array((value ?? []) as ArrayLike<number>);
     default:
@@ -875,7 +875,7 @@ function defaultOf(f: protobuf.FieldBase, plan: ValuePlan): FieldValue {
  * absent fields hold protobufjs's defaults, repeated fields are arrays (packed and unpacked encodings both read),
  * maps plain objects (64-bit keys as decimal text, bool keys `true`/`false`), enums names (an unnamed number of an
  * open enum stays a number; a closed enum drops it), bytes fresh `Uint8Array`s, 64-bit integers bigints, float
- * and double FLOAT and DOUBLE fields. Of a oneof only the member read last is set, the others are null; a
+ * FLOAT fields, double numbers (DOUBLE fields when integral, see `doubleValue`). Of a oneof only the member read last is set, the others are null; a
  * singular message field that occurs twice is merged, and for other singular fields the last value wins.
  * Unknown fields, and known ones sent with another wire type, are skipped (groups included).
  */

@@ -5,7 +5,7 @@
  */
 import avro from 'avsc';
 import { decimalText } from '../../../src/formats/avro/avro-decoder';
-import { field, type FieldValue, type PlainMap } from '../../../src/record/field';
+import { doubleValue, field, type FieldValue, type PlainMap } from '../../../src/record/field';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -236,6 +236,9 @@ function buildConverter(type: avro.Type): Converter {
   }
   if (type instanceof avro.types.FloatType) {
     return (value) => (value === null || value === undefined ? null : field('FLOAT', value as number));
+  }
+  if (type instanceof avro.types.DoubleType) {
+    return (value) => (value === null || value === undefined ? null : doubleValue(value as number));
   }
   return (value) => {
     if (value === null || value === undefined) return null;

@@ -8,7 +8,7 @@
  * "48". Such keys are now read as the decimal text they are.
  */
 import protobuf from 'protobufjs';
-import { field, type FieldValue, type PlainMap } from '../../../src/record/field';
+import { doubleValue, field, type FieldValue, type PlainMap } from '../../../src/record/field';
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
@@ -42,7 +42,7 @@ function singleValue(f: protobuf.Field, value: unknown): FieldValue {
   }
   if (LONG_TYPES.has(f.type)) return toBigInt(value, f.type === 'uint64' || f.type === 'fixed64');
   if (f.type === 'float') return field('FLOAT', value as number);
-  if (f.type === 'double') return field('DOUBLE', value as number);
+  if (f.type === 'double') return value === null ? field('DOUBLE', null) : doubleValue(value as number);
   if (f.type === 'bytes') return new Uint8Array(value as Uint8Array);
   return value as FieldValue;
 }
