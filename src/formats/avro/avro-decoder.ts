@@ -6,6 +6,7 @@ import {
   type FieldValue,
   type PlainMap,
 } from '../../record/field';
+import { ShortStrings, utf8Bytes, type Utf8Bytes } from '../short-strings';
 
 const MS_PER_DAY = 86_400_000;
 /**
@@ -15,14 +16,6 @@ const MS_PER_DAY = 86_400_000;
 const MAX_ZERO_WIDTH_ITEMS = 65_536;
 /** How deep recursive records may nest; deeper data is refused before the call stack runs out. */
 const MAX_RECURSION_DEPTH = 1_000;
-/** ASCII strings up to this many bytes are built in JS: below it one native call costs more than the JS. */
-const MAX_JS_STRING_BYTES = 12;
-/** Strings up to this many bytes go through the string cache. */
-const MAX_CACHED_STRING_BYTES = 16;
-const STRING_CACHE_SLOTS = 1024;
-
-// Every index passed is inside the bytes (readLength checked it), so no argument is ever undefined.
-const fromCharCode = String.fromCharCode as (...codes: (number | undefined)[]) => string;
 
 /**
  * Why a block cannot be decoded, thrown by {@link AvroDecoder.decodeBlock}: `kind` is `'truncated'` when the bytes
@@ -48,15 +41,16 @@ export class AvroDecodeError extends Error {
  * container header) and use it for every block: deciding what each type is happens here, not per value.
  *
  * Values: record → LIST_MAP `TypedField` (a `Map` in field order), map → plain object, array → array, enum and
- * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number (a DOUBLE `TypedField` when integral, see `doubleValue`), boolean,
- * bytes and fixed → a fresh plain `Uint8Array`, null → null, union → its branch's value. Logical types: decimal (on
+ * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number (a DOUBLE
+ * `TypedField` when integral, see `doubleValue`), boolean, bytes and fixed → a fresh plain `Uint8Array`, null →
+ * null, union → its branch's value. Logical types: decimal (on
  * bytes or fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal
  * type), date (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
  * any other logical type, or one on the wrong underlying type, is read as its underlying type.
  */
 export class AvroDecoder {
   readonly #read: Reader;
-  readonly #strings = new StringCache();
+  readonly #strings = new ShortStrings();
 
   /** Compiles the decoder of `schema` (a writer schema as parsed JSON); throws avsc's error when it is invalid. */
   constructor(schema: unknown) {
@@ -119,38 +113,22 @@ function invalid(detail: string): ReadError {
   return new ReadError(false, detail);
 }
 
-interface SliceableBuffer extends Buffer {
-  /** Node's UTF-8 decoder without `toString`'s argument handling; invalid UTF-8 becomes U+FFFD. */
-  utf8Slice(start: number, end: number): string;
-}
-
-/**
- * Short strings seen before in this container, by their bytes: data often repeats short strings (codes, states,
- * names), and a repeat then costs a lookup instead of a new string that lives as long as its record. One slot per
- * hash, the newest string wins.
- */
-class StringCache {
-  readonly strings = new Array<string | undefined>(STRING_CACHE_SLOTS).fill(undefined);
-  readonly lengths = new Int32Array(STRING_CACHE_SLOTS);
-  readonly bytes = new Uint8Array(STRING_CACHE_SLOTS * MAX_CACHED_STRING_BYTES);
-}
-
 /** Where a read is in one block's bytes. */
 class Cursor {
   /** The bytes as a plain Uint8Array, so that `slice` copies into a plain Uint8Array (a Buffer's is a view). */
   readonly bytes: Uint8Array;
   /** The same bytes, for Node's UTF-8 decoder. */
-  readonly text: SliceableBuffer;
+  readonly text: Utf8Bytes;
   readonly view: DataView;
   readonly end: number;
-  readonly strings: StringCache;
+  readonly strings: ShortStrings;
   pos = 0;
   depth = 0;
   zeroWidthItems = MAX_ZERO_WIDTH_ITEMS;
 
-  constructor(data: Uint8Array, strings: StringCache) {
+  constructor(data: Uint8Array, strings: ShortStrings) {
     this.bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
-    this.text = Buffer.from(data.buffer, data.byteOffset, data.length) as SliceableBuffer;
+    this.text = utf8Bytes(data);
     this.view = new DataView(data.buffer, data.byteOffset, data.length);
     this.end = data.length;
     this.strings = strings;
@@ -231,61 +209,8 @@ function readLength(c: Cursor): number {
 function readString(c: Cursor): string {
   const length = readLength(c);
   const start = c.pos;
-  const end = start + length;
-  c.pos = end;
-  if (length > MAX_CACHED_STRING_BYTES) return c.text.utf8Slice(start, end);
-  if (length === 0) return '';
-  const bytes = c.bytes;
-  let hash = length;
-  let bits = 0;
-  for (let i = start; i < end; i++) {
-    const b = bytes[i] as number;
-    bits |= b;
-    hash = Math.imul(hash ^ b, 0x01000193);
-  }
-  const slot = (hash ^ (hash >>> 16)) & (STRING_CACHE_SLOTS - 1);
-  const cache = c.strings;
-  const pool = cache.bytes;
-  const base = slot * MAX_CACHED_STRING_BYTES - start;
-  const cached = cache.strings[slot];
-  if (cached !== undefined && cache.lengths[slot] === length) {
-    let i = start;
-    while (i < end && pool[base + i] === bytes[i]) i++;
-    if (i === end) return cached;
-  }
-  const text =
-    bits < 0x80 && length <= MAX_JS_STRING_BYTES
-      ? asciiText(bytes, start, length)
-      : c.text.utf8Slice(start, end);
-  cache.strings[slot] = text;
-  cache.lengths[slot] = length;
-  for (let i = start; i < end; i++) pool[base + i] = bytes[i] as number;
-  return text;
-}
-
-/** The ASCII bytes `b[s]…` (1 to 12 of them) as a string, built by one call without intermediate strings. */
-// prettier-ignore
-function asciiText(b: Uint8Array, s: number, length: number): string {
-  switch (length) {
-    case 1: return fromCharCode(b[s]);
-    case 2: return fromCharCode(b[s], b[s + 1]);
-    case 3: return fromCharCode(b[s], b[s + 1], b[s + 2]);
-    case 4: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3]);
-    case 5: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4]);
-    case 6: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5]);
-    case 7: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6]);
-    case 8: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7]);
-    case 9: return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7], b[s + 8]);
-    case 10:
-      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7],
-        b[s + 8], b[s + 9]);
-    case 11:
-      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7],
-        b[s + 8], b[s + 9], b[s + 10]);
-    default:
-      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7],
-        b[s + 8], b[s + 9], b[s + 10], b[s + 11]);
-  }
+  c.pos = start + length;
+  return c.strings.decode(c.bytes, c.text, start, start + length);
 }
 
 function readBytes(c: Cursor): Uint8Array {

@@ -1,14 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
 import { doubleValue, TypedField, type FieldValue, type PlainMap } from '../../record/field';
+import { ShortStrings, utf8Bytes, type Utf8Bytes } from '../short-strings';
 
 /**
  * How deep messages and groups may nest below the top message: deeper input is refused before the call stack
  * runs out (protobufjs's and protoc's recursion limit).
  */
 export const MAX_PROTOBUF_DEPTH = 100;
-/** Strings up to this many bytes are decoded in JS when they are ASCII: the native call costs more than the loop. */
-const MAX_JS_STRING_BYTES = 8;
 /** Field numbers up to this one are found by array index; a type with larger ones uses a Map for those. */
 const MAX_INDEXED_FIELD_NUMBER = 1024;
 
@@ -21,10 +20,6 @@ export class ProtobufDecodeError extends Error {
     super(detail);
     this.name = 'ProtobufDecodeError';
   }
-}
-
-interface SliceableBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
 }
 
 // Kinds of value, one per protobuf scalar type plus enum, message and group (a message between group tags).
@@ -150,15 +145,17 @@ export interface ProtobufInput {
 /**
  * A {@link ProtobufInput} over `bytes`, which stay owned by the caller and must not change while messages are
  * decoded from them. Decoding is synchronous, so one input serves any number of decodes one after another.
+ * `strings` remembers short strings across decodes: pass one per parse (request body) to every input of it.
  */
-export function protobufInput(bytes: Uint8Array): ProtobufInput {
-  return new WireReader(bytes) as unknown as ProtobufInput;
+export function protobufInput(bytes: Uint8Array, strings: ShortStrings = new ShortStrings()): ProtobufInput {
+  return new WireReader(bytes, strings) as unknown as ProtobufInput;
 }
 
 /** A read position in one input and the wire-format reads, each bounded by an `end` within the input. */
 class WireReader {
   readonly #bytes: Uint8Array;
-  readonly #text: SliceableBuffer;
+  readonly #text: Utf8Bytes;
+  readonly #strings: ShortStrings;
   readonly #view: DataView;
   #pos = 0;
   /** Where the message being decoded starts. */
@@ -167,10 +164,11 @@ class WireReader {
   #lo = 0;
   #hi = 0;
 
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, strings: ShortStrings) {
     // A plain Uint8Array view: its slice copies into a plain Uint8Array (a Buffer's slice is a view).
     this.#bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-    this.#text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) as SliceableBuffer;
+    this.#text = utf8Bytes(bytes);
+    this.#strings = strings;
     this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   }
 
@@ -372,18 +370,7 @@ class WireReader {
     const start = this.#pos;
     const stop = start + length;
     this.#pos = stop;
-    if (length <= MAX_JS_STRING_BYTES) {
-      const bytes = this.#bytes;
-      let text = '';
-      let i = start;
-      for (; i < stop; i++) {
-        const c = bytes[i]!;
-        if (c >= 0x80) break;
-        text += String.fromCharCode(c);
-      }
-      if (i === stop) return text;
-    }
-    const text = this.#text.utf8Slice(start, stop);
+    const text = this.#strings.decode(this.#bytes, this.#text, start, stop);
     // A U+FFFD in the text is either in the input or stands for bad bytes: only then is the check needed.
     if (verify && text.includes('\ufffd') && !isUtf8(this.#bytes.subarray(start, stop))) {
       throw this.error(`field '${name}' holds invalid UTF-8`, start);
@@ -896,7 +883,7 @@ export class ProtobufDecoder {
    * of the schema. The result shares no memory with `input`.
    */
   decode(input: ProtobufInput | Uint8Array, start = 0, end = input.length): TypedField<'LIST_MAP'> {
-    const r = input instanceof WireReader ? input : new WireReader(input as Uint8Array);
+    const r = input instanceof WireReader ? input : new WireReader(input as Uint8Array, new ShortStrings());
     if (start < 0 || start > end || end > r.length) {
       throw new RangeError(`no bytes ${start} to ${end} in an input of ${r.length}`);
     }

@@ -4,6 +4,7 @@ import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-fo
 import type { FieldValue } from '../../record/field';
 import { failure } from '../failure';
 import { PendingBytes } from '../pending-bytes';
+import { ShortStrings } from '../short-strings';
 import {
   ProtobufDecodeError,
   protobufDecoder,
@@ -44,6 +45,8 @@ export class ProtobufParser implements Parser {
   readonly #decoder: ProtobufDecoder;
   readonly #delimited: boolean;
   readonly #pending = new PendingBytes(1);
+  // Short strings shared by the records of this body (see ShortStrings).
+  readonly #strings = new ShortStrings();
   /** Bytes of an oversized delimited message still to drop as they arrive. */
   #skip = 0;
   /** Bytes of an oversized single message seen past what is held. */
@@ -100,7 +103,7 @@ export class ProtobufParser implements Parser {
     if (buf.length === 0) return emptyResult();
     const records: ParsedRecord[] = [];
     const failures: ParseFailure[] = [];
-    this.#decode(buf, protobufInput(buf), 0, buf.length, 0, records, failures);
+    this.#decode(buf, protobufInput(buf, this.#strings), 0, buf.length, 0, records, failures);
     return { records, failures };
   }
 
@@ -145,7 +148,7 @@ export class ProtobufParser implements Parser {
           return this.#stop(records, failures, 'the body ends inside a message', at, buf.subarray(pos));
         return this.#keep(buf, pos, end + length - pos, records, failures);
       }
-      input ??= protobufInput(buf);
+      input ??= protobufInput(buf, this.#strings);
       this.#decode(buf, input, end, end + length, at, records, failures);
       pos = end + length;
     }
