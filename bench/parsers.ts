@@ -111,12 +111,7 @@ interface Contender {
   readonly run: () => number;
 }
 
-// `npm run bench:parsers` runs node with --expose-gc: each measure then starts from a collected heap, so that one
-// contender does not pay for collecting what the one before it kept.
-const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
-
 function measure(contender: Contender, expected: number): number {
-  collectGarbage();
   const start = process.hrtime.bigint();
   const count = contender.run();
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -399,7 +394,11 @@ if (runs('collectd')) benchCollectd();
 function compareWithBaseline(title: string, records: number, contenders: Contender[]): number {
   const samples = contenders.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
-    contenders.forEach((contender, i) => samples[i]?.push(measure(contender, records)));
+    // Every other round runs the contenders in reverse order: a contender that keeps a large result leaves its
+    // collection to whoever runs next, and the same one must not always be next.
+    const order = contenders.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) samples[i]?.push(measure(contenders[i] as Contender, records));
   }
   const rates = samples.map(median);
   // Each round measures every contender back to back, so the ratio of one round is little touched by the slow
