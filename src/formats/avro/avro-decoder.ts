@@ -331,8 +331,8 @@ class MarkedLogicalType extends avro.types.LogicalType {
   }
 }
 
-// A bigint long, so that avsc accepts field defaults past 2^53 when it checks the schema.
-const BigIntLong = avro.types.LongType.__with({
+/** avsc's long as a bigint, so that avsc accepts field defaults past 2^53 when it checks a schema. */
+export const BigIntLong = avro.types.LongType.__with({
   fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
   toBuffer: (n: bigint) => {
     const buf = Buffer.alloc(8);
@@ -364,7 +364,11 @@ function avscTypeOf(schema: unknown): avro.Type {
   });
 }
 
-function withBigIntLongs(schema: unknown): unknown {
+/**
+ * `schema` with every long other than a timestamp-millis written as the plain name `long`: avsc gives its
+ * `registry` long (see {@link BigIntLong}) only to that form.
+ */
+export function withBigIntLongs(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withBigIntLongs);
   if (schema === null || typeof schema !== 'object') return schema;
   const node = schema as Record<string, unknown>;

@@ -4,24 +4,10 @@
  * oracle of the differential test of `AvroDecoder`: both must give the same records for the same bytes.
  */
 import avro from 'avsc';
-import { decimalText } from '../../../src/formats/avro/avro-decoder';
+import { BigIntLong, decimalText, withBigIntLongs } from '../../../src/formats/avro/avro-decoder';
 import { doubleValue, field, type FieldValue, type PlainMap } from '../../../src/record/field';
 
 const MS_PER_DAY = 86_400_000;
-
-// A bigint long: avsc's default long is a number and refuses values past 2^53, which Avro longs often are.
-const BigIntLong = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (json: unknown) => BigInt(json as number),
-  toJSON: (n: bigint) => Number(n),
-  isValid: (n: unknown) => typeof n === 'bigint',
-  compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
-});
 
 interface DecimalSchema {
   readonly precision?: number;
@@ -78,31 +64,6 @@ class TimestampMillisLogicalType extends avro.types.LogicalType {
   protected override _toValue(): never {
     throw new Error('the Avro parser does not encode');
   }
-}
-
-/**
- * `schema` with every long that is not a timestamp-millis written as the plain name `long`: avsc applies the
- * `registry` long (a bigint) only to that form, and reads `{ "type": "long", … }` with its own number long, which
- * refuses values past 2^53. The logical types dropped this way (time-micros, timestamp-micros, local-timestamp-*)
- * are read as LONG, as the reference engine does.
- */
-function withBigIntLongs(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withBigIntLongs);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const node = schema as Record<string, unknown>;
-  if (node['type'] === 'long') return node['logicalType'] === 'timestamp-millis' ? node : 'long';
-  if (typeof node['type'] === 'object') return { ...node, type: withBigIntLongs(node['type']) };
-  if ((node['type'] === 'record' || node['type'] === 'error') && Array.isArray(node['fields'])) {
-    const fields = (node['fields'] as unknown[]).map((f) =>
-      f !== null && typeof f === 'object'
-        ? { ...f, type: withBigIntLongs((f as { type?: unknown }).type) }
-        : f,
-    );
-    return { ...node, fields };
-  }
-  if (node['type'] === 'array') return { ...node, items: withBigIntLongs(node['items']) };
-  if (node['type'] === 'map') return { ...node, values: withBigIntLongs(node['values']) };
-  return node;
 }
 
 /**
