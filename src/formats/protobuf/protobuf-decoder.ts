@@ -819,11 +819,15 @@ interface LongLike {
 
 /**
  * The value an absent field has: protobufjs's `defaultValue` (what its message prototype holds), as the record
- * holds it. That is the explicit proto2 default, else the type's zero; a proto3 `optional` scalar has null
- * there (but 0 for 64-bit integers and the first value for enums).
+ * holds it. That is the explicit proto2 default, else the type's zero. protobufjs leaves null for a proto3
+ * `optional` scalar (but 0 for 64-bit integers and the first value for enums); the record holds the type's zero
+ * there too, as for every absent proto3 scalar and as the reference engine reads it.
  */
 function defaultOf(f: protobuf.FieldBase, plan: ValuePlan): FieldValue {
   const value: unknown = f.defaultValue;
+  if (value === null && plan.kind !== MESSAGE && plan.kind !== GROUP && plan.kind !== ENUM) {
+    return scalarDefault(plan.kind);
+  }
   switch (plan.kind) {
     case MESSAGE:
     case GROUP:

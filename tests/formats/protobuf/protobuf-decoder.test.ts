@@ -11,13 +11,14 @@ import {
   protobufDecoder,
   protobufInput,
 } from '../../../src/formats/protobuf/protobuf-decoder';
-import { TypedField, type FieldValue } from '../../../src/record/field';
+import { field, TypedField, type FieldValue } from '../../../src/record/field';
 import { protobufFieldValue } from './protobufjs-oracle';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas: the fixture descriptor set, and proto2/proto3 files made here and loaded as the product loads them
 // (through a FileDescriptorSet).
 
+const LONG_KEY_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'formats', 'protobuf');
 
 const PROTO3 = `
@@ -405,14 +406,18 @@ function fieldArb(f: protobuf.FieldBase, depth: number): fc.Arbitrary<Bytes> | u
       ...tag(2, wireType),
       ...b,
     ]);
+    const freeForm = fc
+      .array(fc.oneof(key, val, unknownArb(new Set([1, 2]), false)), { maxLength: 4 })
+      .map((c) => c.flat());
+    // protobufjs files an entry without a key under "0" for a 64-bit key type, and one with the key 0 under that
+    // key's 8-character hash, so the oracle cannot tell which of the two came last: such entries always carry a
+    // key here (the missing 64-bit key has a test of its own).
+    const keyed = LONG_KEY_TYPES.has(f.keyType)
+      ? fc.tuple(key, freeForm).map(([k, rest]) => [...k, ...rest])
+      : freeForm;
     const entry = fc.oneof(
       { weight: 6, arbitrary: fc.tuple(fc.oneof(key, specialKeys), val).map(([k, v]) => [...k, ...v]) },
-      {
-        weight: 2,
-        arbitrary: fc
-          .array(fc.oneof(key, val, unknownArb(new Set([1, 2]), false)), { maxLength: 4 })
-          .map((c) => c.flat()),
-      },
+      { weight: 2, arbitrary: keyed },
     );
     return entry.map((e) => [...tag(f.id, 2), ...lengthDelimited(e)]);
   }
@@ -532,6 +537,19 @@ describe('protobuf decoder', () => {
       new Uint8Array([...tag(7, 2), ...lengthDelimited([...tag(2, 0), 5])]),
     ).value!;
     expect(longKey.get('m_uint64')).toEqual({ '0': 5n });
+  });
+
+  it('reads an absent proto3 optional scalar as its type zero, and an absent optional message as null', () => {
+    const value = protobufDecoder(SCALARS).decode(new Uint8Array(0)).value!;
+    expect(value.get('o_int32')).toBe(0);
+    expect(value.get('o_int64')).toBe(0n);
+    expect(value.get('o_string')).toBe('');
+    expect(value.get('o_bool')).toBe(false);
+    expect(value.get('o_float')).toEqual(field('FLOAT', 0));
+    expect(value.get('o_double')).toEqual(field('DOUBLE', 0));
+    expect(value.get('o_bytes')).toEqual(new Uint8Array(0));
+    expect(value.get('o_enum')).toBe('RED');
+    expect(value.get('o_node')).toBeNull();
   });
 
   it('keeps a map key named __proto__ as a member, not as a prototype', () => {

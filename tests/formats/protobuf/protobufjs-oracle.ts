@@ -89,7 +89,9 @@ export function protobufFieldValue(type: protobuf.Type, message: unknown): Field
       for (let i = 0; i < items.length; i++) out[i] = singleValue(f, items[i]);
       fields.set(f.name, out);
     } else {
-      fields.set(f.name, singleValue(f, value));
+      // An absent proto3 `optional` scalar is null in protobufjs's message; the record holds the type's zero.
+      const zero = value === null && !(f.resolvedType instanceof protobuf.Type);
+      fields.set(f.name, singleValue(f, zero ? protobuf.types.defaults[f.type] : value));
     }
   }
   return field('LIST_MAP', fields);
