@@ -91,7 +91,10 @@ export function protobufFieldValue(type: protobuf.Type, message: unknown): Field
     } else {
       // An absent proto3 `optional` scalar is null in protobufjs's message; the record holds the type's zero.
       const zero = value === null && !(f.resolvedType instanceof protobuf.Type);
-      fields.set(f.name, singleValue(f, zero ? protobuf.types.defaults[f.type] : value));
+      fields.set(
+        f.name,
+        singleValue(f, zero ? (protobuf.types.defaults as Record<string, unknown>)[f.type] : value),
+      );
     }
   }
   return field('LIST_MAP', fields);
