@@ -3,11 +3,13 @@
  * of: codes, states, names, tags.
  */
 
-/** Strings up to this many bytes go through the cache. */
+/** ASCII strings up to this many bytes go through the cache. */
 const MAX_CACHED_BYTES = 16;
 /** ASCII strings up to this many bytes are built in JS: below it one native call costs more than the JS. */
 const MAX_JS_BYTES = 12;
-const SLOTS = 1024;
+/** Slots of a cache that has seen its first short strings; it grows fourfold as more come, up to MAX_SLOTS. */
+const FIRST_SLOTS = 16;
+const MAX_SLOTS = 1024;
 
 /** A Buffer with Node's own UTF-8 decoder, which `toString('utf8', …)` reaches only after checking its arguments. */
 export interface Utf8Bytes extends Buffer {
@@ -22,19 +24,23 @@ export function utf8Bytes(bytes: Uint8Array): Utf8Bytes {
 
 // Every index passed is inside the bytes, so no argument is ever undefined.
 const fromCharCode = String.fromCharCode as (...codes: (number | undefined)[]) => string;
+const NO_SLOTS: (string | undefined)[] = [];
 
 /**
- * Decodes UTF-8 strings and remembers the short ones (up to 16 bytes) it has seen, by their bytes: data often
- * repeats short strings, and a repeat then costs a lookup instead of a new string that lives as long as its record
- * (in a parse that keeps a body's records, the garbage collector copies every kept string). One slot per hash, the
- * newest string wins, so the cache is bounded (1,024 strings) whatever the input.
+ * Decodes UTF-8 strings and remembers the short ASCII ones (up to 16 bytes) it has seen: data often repeats short
+ * strings (codes, states, names, tags), and a repeat then costs a lookup instead of a new string that lives as long
+ * as its record (in a parse that keeps a body's records, the garbage collector copies every kept string). One slot
+ * per hash, the newest string wins; a cached string is compared with the bytes character by character, which for
+ * ASCII is byte by byte.
  *
- * Make one per parse (one request body): it keeps its strings alive as long as it lives.
+ * The cache costs nothing until the first short string and grows with the strings seen (16 slots, then fourfold up
+ * to 1,024), so that a body of one small message does not pay for a table sized for a large one. Make one per
+ * parse (one request body): it keeps its strings alive as long as it lives.
  */
 export class ShortStrings {
-  readonly #strings = new Array<string | undefined>(SLOTS).fill(undefined);
-  readonly #lengths = new Int32Array(SLOTS);
-  readonly #bytes = new Uint8Array(SLOTS * MAX_CACHED_BYTES);
+  #slots = NO_SLOTS;
+  /** Short strings decoded so far, to decide when to grow. */
+  #seen = 0;
 
   /**
    * `bytes[start, end)` as a string (invalid UTF-8 becomes U+FFFD); `text` is the same memory as `bytes` (see
@@ -51,21 +57,24 @@ export class ShortStrings {
       bits |= b;
       hash = Math.imul(hash ^ b, 0x01000193);
     }
-    const slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
-    const pool = this.#bytes;
-    const base = slot * MAX_CACHED_BYTES - start;
-    const cached = this.#strings[slot];
-    if (cached !== undefined && this.#lengths[slot] === length) {
-      let i = start;
-      while (i < end && pool[base + i] === bytes[i]) i++;
-      if (i === end) return cached;
+    if (bits >= 0x80) return text.utf8Slice(start, end);
+    if (++this.#seen > this.#slots.length * 4 && this.#slots.length < MAX_SLOTS) this.#grow();
+    const slots = this.#slots;
+    const slot = (hash ^ (hash >>> 16)) & (slots.length - 1);
+    const cached = slots[slot];
+    if (cached !== undefined && cached.length === length) {
+      let i = 0;
+      while (i < length && cached.charCodeAt(i) === bytes[start + i]) i++;
+      if (i === length) return cached;
     }
-    const decoded =
-      bits < 0x80 && length <= MAX_JS_BYTES ? asciiText(bytes, start, length) : text.utf8Slice(start, end);
-    this.#strings[slot] = decoded;
-    this.#lengths[slot] = length;
-    for (let i = start; i < end; i++) pool[base + i] = bytes[i] as number;
+    const decoded = length <= MAX_JS_BYTES ? asciiText(bytes, start, length) : text.utf8Slice(start, end);
+    slots[slot] = decoded;
     return decoded;
+  }
+
+  #grow(): void {
+    const size = this.#slots.length === 0 ? FIRST_SLOTS : this.#slots.length * 4;
+    this.#slots = new Array<string | undefined>(size).fill(undefined);
   }
 }
 
