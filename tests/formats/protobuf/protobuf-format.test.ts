@@ -125,6 +125,25 @@ describe('protobuf format', () => {
     expect(configProblem({ ...OPTIONS, protobufDescriptorFile: '.' })).toEqual(escape);
   });
 
+  it('checks the descriptor path once per resolved config, not for every parser made from it', () => {
+    const root = mkdtempSync(join(tmpdir(), 'protobuf-format-'));
+    try {
+      copyFileSync(join(DIR, 'shop.desc'), join(root, 'shop.desc'));
+      const config = resolveFormatConfig(protobufFormat, { ...OPTIONS, resourcesDirectory: root });
+      const source = { originState: new Map() };
+      protobufFormat.createParser(config, source);
+      // Gone from the disk: a parser of the same config still comes, one of a new config is refused.
+      rmSync(join(root, 'shop.desc'));
+      const parser = protobufFormat.createParser(config, source);
+      expect(customers(parser.push(delimited(order('again'))).records)).toEqual(['again']);
+      expect(configProblem({ ...OPTIONS, resourcesDirectory: root })).toEqual([
+        { path: '/protobufDescriptorFile', message: `cannot be read (${join(root, 'shop.desc')})` },
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('rejects a symbolic link inside the resources directory that points outside it', () => {
     const root = mkdtempSync(join(tmpdir(), 'protobuf-format-'));
     try {
