@@ -3,7 +3,7 @@
  * of: codes, states, names, tags.
  */
 
-/** ASCII strings up to this many bytes go through the cache. */
+/** Strings up to this many bytes go through the cache. */
 const MAX_CACHED_BYTES = 16;
 /** ASCII strings up to this many bytes are built in JS: below it one native call costs more than the JS. */
 const MAX_JS_BYTES = 12;
@@ -15,6 +15,8 @@ const MAX_SLOTS = 1024;
 export interface Utf8Bytes extends Buffer {
   /** Invalid UTF-8 becomes U+FFFD. */
   utf8Slice(start: number, end: number): string;
+  /** One character per byte. */
+  latin1Slice(start: number, end: number): string;
 }
 
 /** `bytes` as a Buffer view for {@link ShortStrings.decode}, without copying. */
@@ -27,11 +29,11 @@ const fromCharCode = String.fromCharCode as (...codes: (number | undefined)[]) =
 const NO_SLOTS: (string | undefined)[] = [];
 
 /**
- * Decodes UTF-8 strings and remembers the short ASCII ones (up to 16 bytes) it has seen: data often repeats short
- * strings (codes, states, names, tags), and a repeat then costs a lookup instead of a new string that lives as long
- * as its record (in a parse that keeps a body's records, the garbage collector copies every kept string). One slot
- * per hash, the newest string wins; a cached string is compared with the bytes character by character, which for
- * ASCII is byte by byte.
+ * Decodes UTF-8 strings and remembers the short ones (up to 16 bytes) it has seen: data often repeats short strings
+ * (codes, states, names, tags), and a repeat then costs a lookup instead of a new string that lives as long as its
+ * record (in a parse that keeps a body's records, the garbage collector copies every kept string). One slot per
+ * hash, the newest string wins. Each slot keeps its bytes as a key string of one character per byte, compared with
+ * the input byte by byte; for ASCII the key is the string itself.
  *
  * The cache costs nothing until the first short string and grows with the strings seen (16 slots, then fourfold up
  * to 1,024), so that a body of one small message does not pay for a table sized for a large one. Make one per
@@ -39,6 +41,8 @@ const NO_SLOTS: (string | undefined)[] = [];
  */
 export class ShortStrings {
   #slots = NO_SLOTS;
+  /** The bytes of each slot's string, one character per byte. */
+  #keys = NO_SLOTS;
   /** Short strings decoded so far, to decide when to grow. */
   #seen = 0;
 
@@ -57,24 +61,26 @@ export class ShortStrings {
       bits |= b;
       hash = Math.imul(hash ^ b, 0x01000193);
     }
-    if (bits >= 0x80) return text.utf8Slice(start, end);
     if (++this.#seen > this.#slots.length * 4 && this.#slots.length < MAX_SLOTS) this.#grow();
-    const slots = this.#slots;
-    const slot = (hash ^ (hash >>> 16)) & (slots.length - 1);
-    const cached = slots[slot];
-    if (cached !== undefined && cached.length === length) {
+    const slot = (hash ^ (hash >>> 16)) & (this.#slots.length - 1);
+    const key = this.#keys[slot];
+    if (key !== undefined && key.length === length) {
       let i = 0;
-      while (i < length && cached.charCodeAt(i) === bytes[start + i]) i++;
-      if (i === length) return cached;
+      while (i < length && key.charCodeAt(i) === bytes[start + i]) i++;
+      if (i === length) return this.#slots[slot] as string;
     }
-    const decoded = length <= MAX_JS_BYTES ? asciiText(bytes, start, length) : text.utf8Slice(start, end);
-    slots[slot] = decoded;
+    const ascii = bits < 0x80;
+    const decoded =
+      ascii && length <= MAX_JS_BYTES ? asciiText(bytes, start, length) : text.utf8Slice(start, end);
+    this.#slots[slot] = decoded;
+    this.#keys[slot] = ascii ? decoded : text.latin1Slice(start, end);
     return decoded;
   }
 
   #grow(): void {
     const size = this.#slots.length === 0 ? FIRST_SLOTS : this.#slots.length * 4;
     this.#slots = new Array<string | undefined>(size).fill(undefined);
+    this.#keys = new Array<string | undefined>(size).fill(undefined);
   }
 }
 
