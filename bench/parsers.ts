@@ -28,7 +28,7 @@ import sax from 'sax';
 
 const TARGET_BYTES = 10 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
-const ROUNDS = 7;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const TARGET_RATIO = 0.5;
 
 /** The sections named on the command line, or every section when none is named. */
