@@ -108,8 +108,21 @@ interface MapPlan {
   readonly valueDefault: FieldValue | typeof UNKNOWN_ENUM;
 }
 
+/** Reads one message of a plan: the arguments of {@link readMessage} after the plan. */
+type MessageReader = (
+  r: WireReader,
+  end: number,
+  depth: number,
+  endTag: number,
+  previous: TypedField | null,
+) => TypedField<'LIST_MAP'>;
+
 interface MessagePlan {
   readonly names: string[];
+  /** Each slot's field. */
+  readonly fields: FieldPlan[];
+  /** The reader generated for this plan (see {@link compileReader}). */
+  reader: MessageReader;
   /** Each slot's value when its field is absent, as the record holds it (stand-ins for lists, maps, bytes). */
   readonly defaults: Slot[];
   /** {@link defaults} with {@link MISSING} for required fields: where decoding starts. */
@@ -524,58 +537,52 @@ function readMessage(
   endTag: number,
   previous: TypedField | null,
 ): TypedField<'LIST_MAP'> {
-  if (depth > MAX_PROTOBUF_DEPTH) throw tooDeep();
-  const slots: Slot[] =
-    previous === null ? plan.initial.slice() : [...(previous.value as Map<string, FieldValue>).values()];
+  return plan.reader(r, end, depth, endTag, previous);
+}
+
+/**
+ * One occurrence of a field whose tag (number and wire type) the generated reader has no case for: unknown
+ * fields, wire-type mismatches, groups, map entries and everything else rare takes this general path.
+ */
+function readField(
+  plan: MessagePlan,
+  slots: Slot[],
+  r: WireReader,
+  tag: number,
+  end: number,
+  depth: number,
+): void {
+  const number = tag >>> 3;
+  const wireType = tag & 7;
   const byNumber = plan.byNumber;
-  let open = endTag !== -1;
-  while (r.pos < end) {
-    const tag = r.tag(end);
-    if (tag === endTag) {
-      open = false;
-      break;
-    }
-    const number = tag >>> 3;
-    const wireType = tag & 7;
-    const f = number < byNumber.length ? byNumber[number] : plan.byLargeNumber?.get(number);
-    if (f === undefined) {
-      skipField(r, wireType, number, end, depth);
-    } else if (f.map !== null) {
-      if (wireType === 2) readMapEntry(f, f.map, slots, r, end, depth);
-      else skipField(r, wireType, number, end, depth);
-    } else if (f.repeated) {
-      readRepeated(f, slots, r, wireType, number, end, depth);
-    } else if (wireType !== f.wireType) {
-      skipField(r, wireType, number, end, depth);
+  const f = number < byNumber.length ? byNumber[number] : plan.byLargeNumber?.get(number);
+  if (f === undefined) {
+    skipField(r, wireType, number, end, depth);
+  } else if (f.map !== null) {
+    if (wireType === 2) readMapEntry(f, f.map, slots, r, end, depth);
+    else skipField(r, wireType, number, end, depth);
+  } else if (f.repeated) {
+    readRepeated(f, slots, r, wireType, number, end, depth);
+  } else if (wireType !== f.wireType) {
+    skipField(r, wireType, number, end, depth);
+  } else {
+    let value: FieldValue | typeof UNKNOWN_ENUM;
+    if (f.kind === MESSAGE) {
+      const stop = r.lengthPrefix(end) + r.pos;
+      const before = slots[f.slot];
+      value = readMessage(f.message!, r, stop, depth + 1, -1, before instanceof TypedField ? before : null);
+    } else if (f.kind === GROUP) {
+      const before = slots[f.slot];
+      const tag = number * 8 + 4;
+      value = readMessage(f.message!, r, end, depth + 1, tag, before instanceof TypedField ? before : null);
     } else {
-      let value: FieldValue | typeof UNKNOWN_ENUM;
-      if (f.kind === MESSAGE) {
-        const stop = r.lengthPrefix(end) + r.pos;
-        const before = slots[f.slot];
-        value = readMessage(f.message!, r, stop, depth + 1, -1, before instanceof TypedField ? before : null);
-      } else if (f.kind === GROUP) {
-        const before = slots[f.slot];
-        const tag = number * 8 + 4;
-        value = readMessage(f.message!, r, end, depth + 1, tag, before instanceof TypedField ? before : null);
-      } else {
-        value = readScalar(r, end, f);
-        if (value === UNKNOWN_ENUM) continue;
-      }
-      slots[f.slot] = value;
-      const others = f.oneofOthers;
-      for (let i = 0; i < others.length; i++) slots[others[i]!] = null;
+      value = readScalar(r, end, f);
+      if (value === UNKNOWN_ENUM) return;
     }
+    slots[f.slot] = value;
+    const others = f.oneofOthers;
+    for (let i = 0; i < others.length; i++) slots[others[i]!] = null;
   }
-  if (open) throw new ProtobufDecodeError('missing end group');
-  if (previous === null) {
-    const required = plan.required;
-    for (let i = 0; i < required.length; i++) {
-      if (slots[required[i]!] === MISSING) {
-        throw new ProtobufDecodeError(`missing required '${plan.names[required[i]!]}'`);
-      }
-    }
-  }
-  return buildRecord(plan, slots);
 }
 
 /** The LIST_MAP of a message's slots, each absent list, map and bytes made fresh. */
@@ -701,9 +708,11 @@ function planOf(type: protobuf.Type): MessagePlan {
   const byNumber: (FieldPlan | undefined)[] = [];
   let byLargeNumber: Map<number, FieldPlan> | null = null;
   const messages: [ValuePlan, protobuf.Type][] = [];
+  const fieldPlans: FieldPlan[] = [];
   fields.forEach((f, slot) => {
     f.resolve();
     const plan = fieldPlan(f, slot, fields);
+    fieldPlans.push(plan);
     const resolved = f.resolvedType;
     if (resolved instanceof protobuf.Type) messages.push([plan, resolved]);
     names.push(f.name);
@@ -729,6 +738,8 @@ function planOf(type: protobuf.Type): MessagePlan {
   });
   const plan: MessagePlan = {
     names,
+    fields: fieldPlans,
+    reader: notCompiled,
     defaults,
     initial,
     freshSlots,
@@ -736,9 +747,257 @@ function planOf(type: protobuf.Type): MessagePlan {
     byNumber,
     byLargeNumber,
   };
+  // Compiled before the nested plans exist: the reader finds them through its fields when it runs.
+  plan.reader = compileReader(plan);
   plans.set(type, plan);
   for (const [value, messageType] of messages) value.message = planOf(messageType);
   return plan;
+}
+
+function notCompiled(): never {
+  throw new Error('protobuf reader not compiled');
+}
+
+/** The expression reading one value of a scalar `kind` (not enum) bounded by the variable named `end`. */
+function scalarSource(kind: number, slot: number, end: string, verifyUtf8 = false): string {
+  switch (kind) {
+    case DOUBLE:
+      return `doubleValue(r.double(${end}))`;
+    case FLOAT:
+      return `new TypedField('FLOAT', r.float(${end}))`;
+    case INT32:
+      return `r.varint32(${end}) | 0`;
+    case UINT32:
+      return `r.varint32(${end})`;
+    case SINT32:
+      return `(n = r.varint32(${end}), ((n >>> 1) ^ -(n & 1)) | 0)`;
+    case FIXED32:
+      return `r.fixed32(${end})`;
+    case SFIXED32:
+      return `r.fixed32(${end}) | 0`;
+    case INT64:
+      return `(r.varint64(${end}), signed64(r.lo, r.hi))`;
+    case UINT64:
+      return `(r.varint64(${end}), unsigned64(r.lo, r.hi))`;
+    case SINT64:
+      return `(r.varint64(${end}), zigzag64(r))`;
+    case FIXED64:
+      return `(r.fixed64(${end}), unsigned64(r.lo, r.hi))`;
+    case SFIXED64:
+      return `(r.fixed64(${end}), signed64(r.lo, r.hi))`;
+    case BOOL:
+      return `r.bool(${end})`;
+    case STRING:
+      return `r.string(${end}, ${verifyUtf8 ? 'true' : 'false'}, N[${slot}])`;
+    case BYTES:
+      return `r.bytes(${end})`;
+    default:
+      throw new Error(`no scalar kind ${kind}`);
+  }
+}
+
+/**
+ * Statements that read one entry of a map field whose value is a scalar (not an enum or message) into its
+ * object, as {@link readMapEntry} does.
+ */
+function mapEntrySource(f: FieldPlan, map: MapPlan, slot: number): string {
+  const keyTag = (1 << 3) | map.keyWireType;
+  const valueTag = (2 << 3) | f.wireType;
+  // Numbers, bigints and booleans as their decimal text or true/false, as the record's MAP keys are.
+  const read = scalarSource(map.key.kind, slot, 'stop', map.key.verifyUtf8);
+  const key = map.key.kind === STRING ? read : `String(${read})`;
+  const fallback = f.kind === BYTES ? `F${slot}.map.valueDefault.slice()` : `F${slot}.map.valueDefault`;
+  return (
+    `{ stop = r.lengthPrefix(end) + r.pos; let key = F${slot}.map.keyDefault; v = undefined; ` +
+    `while (r.pos < stop) { const t = r.tag(stop); ` +
+    `if (t === ${String(keyTag)}) key = ${key}; ` +
+    `else if (t === ${String(valueTag)}) v = ${scalarSource(f.kind, slot, 'stop', f.verifyUtf8)}; ` +
+    `else skipField(r, t & 7, t >>> 3, stop, depth); } ` +
+    `if (v === undefined) v = ${fallback}; ` +
+    `l = s${String(slot)}; if (l === NO_MAP) s${String(slot)} = l = {}; ` +
+    `if (key === '__proto__') setProto(l, v); else l[key] = v; }`
+  );
+}
+
+/** Makes `value` the member named __proto__ of `members`, not its prototype. */
+function setProto(members: PlainMap, value: FieldValue): void {
+  Object.defineProperty(members, '__proto__', {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * Statements that read one enum value bounded by `end` into `v`, or leave the case (`onDrop`) when a closed enum
+ * does not name it.
+ */
+function enumSource(f: FieldPlan, slot: number, end: string, onDrop: string): string {
+  const unnamed = f.closedEnum ? onDrop : 'v = n';
+  return `n = r.varint32(${end}) | 0; v = E${slot}[n]; if (v === undefined) { ${unnamed}; }`;
+}
+
+/** The context a generated reader closes over: plans, names and the helpers its cases call. */
+const READER_HELPERS = {
+  readField,
+  skipField,
+  setProto,
+  tooDeep,
+  doubleValue,
+  TypedField,
+  signed64,
+  unsigned64,
+  zigzag64,
+  ProtobufDecodeError,
+  NO_LIST,
+  NO_MAP,
+  MISSING,
+  MAX_PROTOBUF_DEPTH,
+};
+
+/**
+ * A reader specialised to `plan`, generated as protobufjs and avsc generate theirs: a `switch` on the whole tag
+ * (field number and the wire type the field is written with) with the value reads inlined, the record built
+ * without loops. Tags it has no case for take {@link readField}, the general path. Only numbers the plan computed
+ * go into the source; names, defaults and enum tables are reached through arrays, so no descriptor text can
+ * become code.
+ */
+function compileReader(plan: MessagePlan): MessageReader {
+  const num = (n: number): string => {
+    if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+    return String(n);
+  };
+  const head: string[] = [];
+  const cases: string[] = [];
+  plan.fields.forEach((f, i) => {
+    const k = num(i);
+    if (f.slot !== i) throw new Error('protobuf plan slots out of order');
+    head.push(`const F${k} = F[${k}], E${k} = F${k}.enumNames, I${k} = I[${k}];`);
+    const number = fieldNumber(plan, f);
+    // The whole tag as r.tag returns it: unsigned, so numbers up to 2^29 - 1 need no sign care.
+    const tag = (wireType: number): string => num(number * 8 + wireType);
+    const clear = f.oneofOthers.map((o) => `s${num(o)} = null;`).join(' ');
+    if (f.map !== null) {
+      if (f.kind !== MESSAGE && f.kind !== ENUM)
+        cases.push(`case ${tag(2)}: ${mapEntrySource(f, f.map, i)} break;`);
+      return;
+    }
+    if (f.kind === GROUP) return;
+    if (f.repeated) {
+      const list = `l = s${k}; if (l === NO_LIST) s${k} = l = [];`;
+      if (f.kind === MESSAGE) {
+        cases.push(
+          `case ${tag(2)}: { ${list} stop = r.lengthPrefix(end) + r.pos; ` +
+            `l.push(F${k}.message.reader(r, stop, depth + 1, -1, null)); break; }`,
+        );
+      } else if (f.kind === ENUM) {
+        cases.push(
+          `case ${tag(f.wireType)}: { ${list} ${enumSource(f, i, 'end', 'break')} l.push(v); break; }`,
+        );
+      } else {
+        cases.push(
+          `case ${tag(f.wireType)}: { ${list} l.push(${scalarSource(f.kind, i, 'end', f.verifyUtf8)}); break; }`,
+        );
+      }
+      if (f.packable) {
+        const width = num(f.wireType === 5 ? 4 : f.wireType === 1 ? 8 : 1);
+        const read =
+          f.kind === ENUM
+            ? `${enumSource(f, i, 'stop', 'continue')} l.push(v);`
+            : `l.push(${scalarSource(f.kind, i, 'stop', f.verifyUtf8)});`;
+        cases.push(
+          `case ${tag(2)}: { ${list} const length = r.lengthPrefix(end); stop = r.pos + length; ` +
+            `if (length % ${width} !== 0) throw new ProtobufDecodeError("packed field '" + N[${k}] + ` +
+            `"' does not hold a whole number of values"); while (r.pos < stop) { ${read} } break; }`,
+        );
+      }
+      return;
+    }
+    if (f.kind === MESSAGE) {
+      cases.push(
+        `case ${tag(2)}: { stop = r.lengthPrefix(end) + r.pos; b = s${k}; ` +
+          `s${k} = F${k}.message.reader(r, stop, depth + 1, -1, b instanceof TypedField ? b : null); ${clear} break; }`,
+      );
+    } else if (f.kind === ENUM) {
+      cases.push(
+        `case ${tag(f.wireType)}: { ${enumSource(f, i, 'end', 'break')} s${k} = v; ${clear} break; }`,
+      );
+    } else {
+      cases.push(
+        `case ${tag(f.wireType)}: s${k} = ${scalarSource(f.kind, i, 'end', f.verifyUtf8)}; ${clear} break;`,
+      );
+    }
+  });
+  const tail: string[] = [];
+  for (const slot of plan.required) {
+    const k = num(slot);
+    tail.push(
+      `if (previous === null && s${k} === MISSING) throw new ProtobufDecodeError("missing required '" + N[${k}] + "'");`,
+    );
+  }
+  for (const slot of plan.freshSlots) {
+    const k = num(slot);
+    tail.push(
+      `if (s${k} === NO_LIST) s${k} = []; else if (s${k} === NO_MAP) s${k} = {}; ` +
+        `else if (s${k} === D[${k}]) s${k} = s${k}.slice();`,
+    );
+  }
+  tail.push('const m = new Map();');
+  plan.names.forEach((_, i) => tail.push(`m.set(N[${num(i)}], s${num(i)});`));
+  const slotNames = plan.names.map((_, i) => `s${num(i)}`);
+  const slots = slotNames.join(', ');
+  const locals = slotNames.map((name, i) => `let ${name} = I${num(i)};`).join(' ');
+  const load = (array: string): string =>
+    slotNames.map((name, i) => `${name} = ${array}[${num(i)}];`).join(' ');
+  const source = `
+${head.join('\n')}
+return function read(r, end, depth, endTag, previous) {
+  if (depth > MAX_PROTOBUF_DEPTH) throw tooDeep();
+  ${locals}
+  if (previous !== null) {
+    const p = [...previous.value.values()];
+    ${load('p')}
+  }
+  let open = endTag !== -1;
+  let v, n, l, b, stop, s;
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    if (tag === endTag) {
+      open = false;
+      break;
+    }
+    switch (tag) {
+      ${cases.join('\n      ')}
+      default:
+        s = [${slots}];
+        readField(plan, s, r, tag, end, depth);
+        ${load('s')}
+    }
+  }
+  if (open) throw new ProtobufDecodeError('missing end group');
+  ${tail.join('\n  ')}
+  return new TypedField('LIST_MAP', m);
+};`;
+  const context: Record<string, unknown> = {
+    ...READER_HELPERS,
+    plan,
+    F: plan.fields,
+    N: plan.names,
+    I: plan.initial,
+    D: plan.defaults,
+  };
+  const keys = Object.keys(context);
+  const factory = new Function(...keys, source) as (...args: unknown[]) => MessageReader;
+  return factory(...keys.map((key) => context[key]));
+}
+
+/** The field number of `f` in `plan`. */
+function fieldNumber(plan: MessagePlan, f: FieldPlan): number {
+  const index = plan.byNumber.indexOf(f);
+  if (index >= 0) return index;
+  for (const [number, g] of plan.byLargeNumber ?? []) if (g === f) return number;
+  throw new Error('protobuf field without a number');
 }
 
 function valuePlan(f: protobuf.FieldBase, typeName: string, resolved: unknown, kind: number): ValuePlan {

@@ -552,6 +552,17 @@ describe('protobuf decoder', () => {
     expect(value.get('o_node')).toBeNull();
   });
 
+  it('reads a field whose descriptor name looks like code as a name, never running it', () => {
+    const name = "a'); globalThis.pwned = 1; ('`\n";
+    const root = new protobuf.Root();
+    const type = new protobuf.Type('Hostile').add(new protobuf.Field(name, 1, 'string'));
+    root.add(type);
+    root.resolveAll();
+    const value = protobufDecoder(type).decode(new Uint8Array([10, 2, 104, 105])).value!;
+    expect([...value.entries()]).toEqual([[name, 'hi']]);
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
+  });
+
   it('keeps a map key named __proto__ as a member, not as a prototype', () => {
     const entry = [
       ...tag(1, 2),
