@@ -10,6 +10,7 @@ import {
   protobufDecoder,
   protobufInput,
   type ProtobufDecoder,
+  type ProtobufDecoderOptions,
   type ProtobufInput,
 } from './protobuf-decoder';
 
@@ -54,9 +55,10 @@ export class ProtobufParser implements Parser {
   #index = 0;
   #stopped = false;
 
-  constructor(type: protobuf.Type, delimitedMessages: boolean) {
+  /** `decoderOptions` is internal: the bench runs the interpreted reader through it. */
+  constructor(type: protobuf.Type, delimitedMessages: boolean, decoderOptions: ProtobufDecoderOptions = {}) {
     this.#type = type;
-    this.#decoder = protobufDecoder(type);
+    this.#decoder = protobufDecoder(type, decoderOptions);
     this.#delimited = delimitedMessages;
   }
 

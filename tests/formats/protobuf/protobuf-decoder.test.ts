@@ -10,7 +10,10 @@ import {
   ProtobufDecodeError,
   protobufDecoder,
   protobufInput,
+  type ProtobufDecoder,
 } from '../../../src/formats/protobuf/protobuf-decoder';
+import { messagePlan } from '../../../src/formats/protobuf/message-plan';
+import { readerSource } from '../../../src/formats/protobuf/reader-generator';
 import { field, TypedField, type FieldValue } from '../../../src/record/field';
 import { protobufFieldValue } from './protobufjs-oracle';
 
@@ -165,18 +168,21 @@ function oracle(type: protobuf.Type, bytes: Uint8Array): Outcome {
   }
 }
 
-function decoded(type: protobuf.Type, bytes: Uint8Array): Outcome {
+/** Which reader a test runs: the differential tests run against both. */
+type ReaderKind = 'generated' | 'interpreted';
+
+function decoded(type: protobuf.Type, bytes: Uint8Array, reader: ReaderKind): Outcome {
   try {
-    return { value: protobufDecoder(type).decode(bytes) };
+    return { value: protobufDecoder(type, { reader }).decode(bytes) };
   } catch (error) {
     return { error };
   }
 }
 
 /** The decoder agrees with protobufjs: the same value, or both refuse the bytes (the decoder with its own error). */
-function assertAgrees(type: protobuf.Type, bytes: Uint8Array): void {
+function assertAgrees(type: protobuf.Type, bytes: Uint8Array, reader: ReaderKind): void {
   const expected = oracle(type, bytes);
-  const actual = decoded(type, bytes);
+  const actual = decoded(type, bytes, reader);
   if ('error' in actual && !(actual.error instanceof ProtobufDecodeError)) throw actual.error;
   if ('error' in expected) {
     if ('value' in actual) {
@@ -436,12 +442,19 @@ function fieldArb(f: protobuf.FieldBase, depth: number): fc.Arbitrary<Bytes> | u
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe('protobuf decoder', () => {
+describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s reader', (reader) => {
+  const decoderOf = (type: protobuf.Type): ProtobufDecoder => protobufDecoder(type, { reader });
+  const agrees = (type: protobuf.Type, bytes: Uint8Array): void => assertAgrees(type, bytes, reader);
+
+  it('runs the reader asked for', () => {
+    expect(decoderOf(ORDER).reader).toBe(reader);
+  });
+
   it.each(TYPES.map((t) => [t.fullName, t] as const))(
     'decodes random %s messages exactly as protobufjs and the old record walk do',
     (_, type) => {
       fc.assert(
-        fc.property(messageArb(type, 0), (bytes) => assertAgrees(type, new Uint8Array(bytes))),
+        fc.property(messageArb(type, 0), (bytes) => agrees(type, new Uint8Array(bytes))),
         { numRuns: 400 },
       );
     },
@@ -466,9 +479,9 @@ describe('protobuf decoder', () => {
       history: ['0', '-1', '9223372036854775807'],
       notes: { '-9223372036854775808': 'min', '0': 'zero', '18': 'x' },
     });
-    assertAgrees(ORDER, ORDER.encode(order).finish());
+    agrees(ORDER, ORDER.encode(order).finish());
     const fixture = readFileSync(join(FIXTURES, 'single-full.input.bin'));
-    assertAgrees(ORDER, fixture);
+    agrees(ORDER, fixture);
   });
 
   it('agrees with protobufjs on every prefix of a message: equal, or refused by both', () => {
@@ -478,14 +491,14 @@ describe('protobuf decoder', () => {
     });
     samples.push([ORDER, [...readFileSync(join(FIXTURES, 'single-full.input.bin'))]]);
     for (const [type, bytes] of samples) {
-      for (let end = 0; end <= bytes.length; end++) assertAgrees(type, new Uint8Array(bytes.slice(0, end)));
+      for (let end = 0; end <= bytes.length; end++) agrees(type, new Uint8Array(bytes.slice(0, end)));
     }
   });
 
   it('never throws anything but its decode error on arbitrary bytes, and agrees where both read them', () => {
     fc.assert(
       fc.property(fc.constantFrom(...TYPES), fc.uint8Array({ maxLength: 64 }), (type, bytes) => {
-        const actual = decoded(type, bytes);
+        const actual = decoded(type, bytes, reader);
         if ('error' in actual) {
           expect(actual.error).toBeInstanceOf(ProtobufDecodeError);
           return;
@@ -500,21 +513,19 @@ describe('protobuf decoder', () => {
   it('reads a message that is a range of a larger input, copying bytes out of it', () => {
     const message = [...tag(15, 2), ...lengthDelimited([1, 2, 3])];
     const input = new Uint8Array([9, 9, ...message, 9]);
-    const value = protobufDecoder(SCALARS).decode(protobufInput(input), 2, 2 + message.length);
+    const value = decoderOf(SCALARS).decode(protobufInput(input), 2, 2 + message.length);
     const bytes = value.value!.get('f_bytes') as Uint8Array;
     expect(Object.getPrototypeOf(bytes)).toBe(Uint8Array.prototype);
     expect([...bytes]).toEqual([1, 2, 3]);
     expect(bytes.buffer).not.toBe(input.buffer);
-    expect(() => protobufDecoder(SCALARS).decode(input, 2, input.length + 1)).toThrow(RangeError);
+    expect(() => decoderOf(SCALARS).decode(input, 2, input.length + 1)).toThrow(RangeError);
     // Byte numbers in errors count from the start of the message.
     const cut = protobufInput(new Uint8Array([9, 9, ...tag(14, 2), 5, 0x61]));
-    expect(() => protobufDecoder(SCALARS).decode(cut, 2, 5)).toThrow(
-      'the message ends inside a value at byte 1',
-    );
+    expect(() => decoderOf(SCALARS).decode(cut, 2, 5)).toThrow('the message ends inside a value at byte 1');
   });
 
   it('gives each record its own empty lists, maps and default bytes', () => {
-    const decoder = protobufDecoder(DEFAULTS);
+    const decoder = decoderOf(DEFAULTS);
     const first = decoder.decode(new Uint8Array(0)).value!;
     const second = decoder.decode(new Uint8Array(0)).value!;
     for (const name of ['r_closed', 'm_closed', 'd_bytes'])
@@ -523,24 +534,24 @@ describe('protobuf decoder', () => {
   });
 
   it('reads absent fields as their defaults, and a 64-bit map key that is not sent as 0', () => {
-    const value = protobufDecoder(DEFAULTS).decode(new Uint8Array(0)).value!;
+    const value = decoderOf(DEFAULTS).decode(new Uint8Array(0)).value!;
     expect(value.get('d_int64')).toBe(-5000000000n);
     expect(value.get('d_fixed64')).toBe(9007199254740991n);
     expect(value.get('d_enum')).toBe('FIVE');
     expect(value.get('closed')).toBe('ONE');
     expect(value.get('c_text')).toBeNull();
-    const noKey = protobufDecoder(MAPS).decode(
+    const noKey = decoderOf(MAPS).decode(
       new Uint8Array([...tag(15, 2), ...lengthDelimited([...tag(2, 0), 1])]),
     );
     expect(noKey.value!.get('m_long')).toEqual({ '': 1n });
-    const longKey = protobufDecoder(MAPS).decode(
+    const longKey = decoderOf(MAPS).decode(
       new Uint8Array([...tag(7, 2), ...lengthDelimited([...tag(2, 0), 5])]),
     ).value!;
     expect(longKey.get('m_uint64')).toEqual({ '0': 5n });
   });
 
   it('reads an absent proto3 optional scalar as its type zero, and an absent optional message as null', () => {
-    const value = protobufDecoder(SCALARS).decode(new Uint8Array(0)).value!;
+    const value = decoderOf(SCALARS).decode(new Uint8Array(0)).value!;
     expect(value.get('o_int32')).toBe(0);
     expect(value.get('o_int64')).toBe(0n);
     expect(value.get('o_string')).toBe('');
@@ -558,7 +569,7 @@ describe('protobuf decoder', () => {
     const type = new protobuf.Type('Hostile').add(new protobuf.Field(name, 1, 'string'));
     root.add(type);
     root.resolveAll();
-    const value = protobufDecoder(type).decode(new Uint8Array([10, 2, 104, 105])).value!;
+    const value = decoderOf(type).decode(new Uint8Array([10, 2, 104, 105])).value!;
     expect([...value.entries()]).toEqual([[name, 'hi']]);
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
   });
@@ -570,9 +581,7 @@ describe('protobuf decoder', () => {
       ...tag(2, 2),
       ...lengthDelimited([0x78]),
     ];
-    const value = protobufDecoder(MAPS).decode(
-      new Uint8Array([...tag(12, 2), ...lengthDelimited(entry)]),
-    ).value!;
+    const value = decoderOf(MAPS).decode(new Uint8Array([...tag(12, 2), ...lengthDelimited(entry)])).value!;
     const members = value.get('m_string') as Record<string, unknown>;
     expect(Object.getPrototypeOf(members)).toBe(Object.prototype);
     expect(Object.keys(members)).toEqual(['__proto__']);
@@ -581,7 +590,7 @@ describe('protobuf decoder', () => {
 
   it('keeps the member of a oneof read last and unsets the others', () => {
     const bytes = [...tag(4, 0), 7, ...tag(5, 2), ...lengthDelimited([0x61]), ...tag(8, 0), 3];
-    const value = protobufDecoder(NODE).decode(new Uint8Array(bytes)).value!;
+    const value = decoderOf(NODE).decode(new Uint8Array(bytes)).value!;
     expect([value.get('n'), value.get('s'), value.get('node'), value.get('l')]).toEqual([
       null,
       null,
@@ -596,7 +605,7 @@ describe('protobuf decoder', () => {
       ...child([...tag(1, 2), ...lengthDelimited([0x61]), ...tag(3, 2), ...lengthDelimited([])]),
       ...child([...tag(9, 0), 2, ...tag(3, 2), ...lengthDelimited([])]),
     ];
-    const merged = protobufDecoder(NODE).decode(new Uint8Array(bytes)).value!.get('child') as TypedField;
+    const merged = decoderOf(NODE).decode(new Uint8Array(bytes)).value!.get('child') as TypedField;
     const fields = merged.value as Map<string, FieldValue>;
     expect([fields.get('name'), fields.get('color'), (fields.get('children') as unknown[]).length]).toEqual([
       'a',
@@ -611,21 +620,21 @@ describe('protobuf decoder', () => {
       for (let i = 0; i < levels; i++) bytes = [...tag(2, 2), ...lengthDelimited(bytes)];
       return bytes;
     };
-    expect(() => protobufDecoder(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH)))).not.toThrow();
-    assertAgrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH)));
-    expect(() => protobufDecoder(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)))).toThrow(
+    expect(() => decoderOf(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH)))).not.toThrow();
+    agrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH)));
+    expect(() => decoderOf(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)))).toThrow(
       new ProtobufDecodeError(`messages nest deeper than ${MAX_PROTOBUF_DEPTH} levels`),
     );
-    assertAgrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)));
+    agrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)));
     const groups = (levels: number): Bytes => {
       let bytes: Bytes = [];
       for (let i = 0; i < levels; i++) bytes = [...tag(40, 3), ...bytes, ...tag(40, 4)];
       return bytes;
     };
-    expect(() => protobufDecoder(NODE).decode(new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)))).toThrow(
+    expect(() => decoderOf(NODE).decode(new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)))).toThrow(
       ProtobufDecodeError,
     );
-    assertAgrees(NODE, new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)));
+    agrees(NODE, new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)));
   });
 
   it.each([
@@ -654,34 +663,34 @@ describe('protobuf decoder', () => {
     ['a proto3 string that is not UTF-8', [...tag(14, 2), 2, 0xc3, 0x28], /invalid UTF-8/],
   ])('refuses %s with a short detail', (_, bytes, detail) => {
     const input = new Uint8Array(bytes);
-    expect(() => protobufDecoder(SCALARS).decode(input)).toThrow(detail);
-    expect(() => protobufDecoder(SCALARS).decode(input)).toThrow(ProtobufDecodeError);
+    expect(() => decoderOf(SCALARS).decode(input)).toThrow(detail);
+    expect(() => decoderOf(SCALARS).decode(input)).toThrow(ProtobufDecodeError);
   });
 
   it('reads a proto2 string that is not UTF-8 with replacement characters', () => {
-    const value = protobufDecoder(DEFAULTS).decode(new Uint8Array([...tag(24, 2), 2, 0xc3, 0x28])).value!;
+    const value = decoderOf(DEFAULTS).decode(new Uint8Array([...tag(24, 2), 2, 0xc3, 0x28])).value!;
     expect(value.get('s')).toBe('\ufffd(');
   });
 
   it('refuses a proto2 message without a required field, and an end group inside a group field', () => {
-    expect(() => protobufDecoder(REQUIRED).decode(new Uint8Array([...tag(1, 0), 1]))).toThrow(
+    expect(() => decoderOf(REQUIRED).decode(new Uint8Array([...tag(1, 0), 1]))).toThrow(
       "missing required 'd'",
     );
-    expect(() => protobufDecoder(DEFAULTS).decode(new Uint8Array([...tag(20, 3), ...tag(1, 0), 1]))).toThrow(
+    expect(() => decoderOf(DEFAULTS).decode(new Uint8Array([...tag(20, 3), ...tag(1, 0), 1]))).toThrow(
       'missing end group',
     );
   });
 
   it('reads a message type without fields as protoc does, where protobufjs does not', () => {
     const group = [...tag(5, 3), ...tag(1, 0), 1, ...tag(5, 4)];
-    expect(protobufDecoder(EMPTY).decode(new Uint8Array(group)).value).toEqual(new Map());
+    expect(decoderOf(EMPTY).decode(new Uint8Array(group)).value).toEqual(new Map());
     expect(() => EMPTY.decode(new Uint8Array(group))).toThrow('invalid end group tag');
-    expect(() => protobufDecoder(EMPTY).decode(new Uint8Array([0x02, 0x00]))).toThrow('field number 0');
+    expect(() => decoderOf(EMPTY).decode(new Uint8Array([0x02, 0x00]))).toThrow('field number 0');
     expect(() => EMPTY.decode(new Uint8Array([0x02, 0x00]))).not.toThrow();
   });
 
   it('drops numbers a closed enum does not name and keeps those of an open enum', () => {
-    const closed = protobufDecoder(DEFAULTS).decode(
+    const closed = decoderOf(DEFAULTS).decode(
       new Uint8Array([
         ...tag(15, 0),
         2,
@@ -700,9 +709,26 @@ describe('protobuf decoder', () => {
       ['FIVE'],
       {},
     ]);
-    const open = protobufDecoder(SCALARS).decode(
+    const open = decoderOf(SCALARS).decode(
       new Uint8Array([...tag(16, 0), 9, ...tag(36, 2), ...lengthDelimited([1, 9])]),
     ).value!;
     expect([open.get('f_enum'), open.get('r_enum')]).toEqual([9, ['GREEN', 9]]);
+  });
+});
+
+describe('protobuf reader generator', () => {
+  it('puts no descriptor text into the code it generates, only numbers', () => {
+    const name = 'pwned_by_name';
+    const root = new protobuf.Root();
+    const type = new protobuf.Type('Named')
+      .add(new protobuf.Field(name, 1, 'string'))
+      .add(new protobuf.Field('other_thing', 2, 'Named'))
+      .add(new protobuf.Field('many_numbers', 3, 'int32', 'repeated'));
+    root.add(type);
+    root.resolveAll();
+    const source = readerSource(messagePlan(type));
+    for (const text of [name, 'other_thing', 'many_numbers', 'Named']) expect(source).not.toContain(text);
+    // Readable all the same: a local per field, named after its slot.
+    expect(source).toContain('field0');
   });
 });
