@@ -1,0 +1,32 @@
+// Run by code-generation-fallback.test.ts as a child process (`node [--disallow-code-generation-from-strings]
+// --import tsx parse-fixture-child.ts <fixture name>`): parses one delimited fixture of the shop.Order type with the
+// protobuf parser and prints which reader decoded it, its records and its failures as one line of JSON. The type is
+// loaded from the .proto sources: protobufjs decodes a descriptor set with code it generates, which such a host
+// refuses.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import { protobufDecoder } from '../../../src/formats/protobuf/protobuf-decoder';
+import { ProtobufParser } from '../../../src/formats/protobuf/protobuf-parser';
+import { codeGenerationAvailable } from '../../../src/formats/protobuf/reader-generator';
+import { recordsJson } from './records-json';
+
+// Run as an ES module by tsx, where __dirname does not exist.
+const fixtures = fileURLToPath(new URL('../../fixtures/formats/protobuf/', import.meta.url));
+const root = new protobuf.Root();
+root.resolvePath = (_, target) => join(fixtures, 'proto', target);
+root.loadSync('shop.proto', { keepCase: true });
+root.resolveAll();
+const type = root.lookupType('shop.Order');
+const parser = new ProtobufParser(type, true);
+const pushed = parser.push(readFileSync(join(fixtures, `${process.argv[2]}.input.bin`)));
+const ended = parser.end();
+console.log(
+  JSON.stringify({
+    codeGeneration: codeGenerationAvailable(),
+    reader: protobufDecoder(type).reader,
+    records: recordsJson([...pushed.records, ...ended.records].map((r) => r.value)),
+    failures: [...pushed.failures, ...ended.failures],
+  }),
+);
