@@ -14,10 +14,9 @@ export type {
   GeneralConfig,
   HttpConfig,
   DataFormatConfig,
-  CompressionConfig,
   TlsConfig,
-  HttpResponseConfig,
 } from './origin/config';
+export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -88,6 +87,7 @@ export {
   type RecordGenerationMode,
 } from './formats/datagram/datagram-options';
 export { createCompressionParser, type CompressionLimits } from './formats/compression/compression-parser';
+export type { CompressionConfig } from './formats/compression/compression-options';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';

@@ -1,5 +1,5 @@
-import type { HttpResponseConfig } from '../origin/config';
 import { renderJsonEnvelopeError, renderJsonResponse, type RenderedResponse } from './json-response';
+import type { HttpResponseConfig } from './response-options';
 import type { ResponseSink } from './response-sink';
 import { renderXmlEnvelopeError, renderXmlResponse } from './xml-response';
 
