@@ -93,11 +93,12 @@ export type { CompressionConfig } from './formats/compression/compression-option
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
 export type { RunnerPool, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
-export { echoPipeline } from './pipeline/echo-pipeline';
+export { echoPipeline } from './cli/echo-pipeline';
 
 // Responses.
 export { SendResponse, SendErrorResponse, type SendResponseOptions } from './response/send-response';
-export { ResponseSink } from './response/response-sink';
+export type { ResponseSink } from './pipeline/response-sink';
+export { BufferedResponseSink } from './response/buffered-response-sink';
 export { responseStatus } from './response/status-rule';
 export {
   renderJsonResponse,
