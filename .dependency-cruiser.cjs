@@ -6,7 +6,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Files must not import each other in a circle: a circle has no layer order and no start to test from.',
+      comment:
+        'Files must not import each other in a circle: a circle has no layer order and no start to test from.',
       from: { path: '^src/' },
       to: { circular: true },
     },
@@ -35,7 +36,8 @@ module.exports = {
     {
       name: 'http-not-to-origin-pipeline-response',
       severity: 'error',
-      comment: 'http/ (body reading, content-encoding, request attributes) is a helper of the origin, not its user.',
+      comment:
+        'http/ (body reading, content-encoding, request attributes) is a helper of the origin, not its user.',
       from: { path: '^src/http/' },
       to: { path: '^src/(origin|pipeline|response|cli)/' },
     },
@@ -50,7 +52,8 @@ module.exports = {
     {
       name: 'response-not-to-origin',
       severity: 'error',
-      comment: 'response/ renders what the pipeline sent; the origin drives it, so response/ never imports origin/.',
+      comment:
+        'response/ renders what the pipeline sent; the origin drives it, so response/ never imports origin/.',
       from: { path: '^src/response/' },
       to: { path: '^src/(origin|http|cli)/' },
     },
@@ -64,7 +67,8 @@ module.exports = {
     {
       name: 'nothing-imports-the-root',
       severity: 'error',
-      comment: 'src/index.ts is the public surface only; code inside src imports the module it needs directly.',
+      comment:
+        'src/index.ts is the public surface only; code inside src imports the module it needs directly.',
       from: { path: '^src/', pathNot: '^src/index\\.ts$' },
       to: { path: '^src/index\\.ts$' },
     },
