@@ -3,9 +3,11 @@
  *
  * A record value is a tree of plain JS values wherever JS can say the engine type, so that the common path
  * (parse JSON, hand it to the pipeline, echo it back) pays for no wrapper objects. A {@link TypedField} wraps a
- * value only where JS cannot say its type: BYTE, SHORT, CHAR, FLOAT, DECIMAL, DATE, TIME, ZONED_DATETIME,
- * LIST_MAP, a LONG held as a number, and any field that carries field attributes.
+ * value only where JS cannot say its type: BYTE, SHORT, CHAR, FLOAT, DECIMAL, DATE, TIME, ZONED_DATETIME, a LONG
+ * held as a number, and any field that carries field attributes. A LIST_MAP has a plain form of its own, the
+ * list-map (see `list-map.ts`).
  */
+import type { LIST_MAP_BRAND, ListMap } from './list-map';
 
 /** Every field type of the engine's record model. */
 export const FIELD_TYPES = [
@@ -38,6 +40,8 @@ export type FieldAttributes = Readonly<Record<string, string>>;
 /** A MAP field in plain form: an object whose prototype is `Object.prototype` or `null`. */
 export interface PlainMap {
   [key: string]: FieldValue;
+  /** Never set: it tells a plain object apart from a {@link ListMap} for the type checker. */
+  readonly [LIST_MAP_BRAND]?: undefined;
 }
 
 /**
@@ -45,15 +49,29 @@ export interface PlainMap {
  *
  * Plain forms and the type they say: `null` (a null field), `boolean` → BOOLEAN, `number` → INTEGER when it is an
  * integer in the signed 32-bit range, LONG when it is a larger safe integer, else DOUBLE; `string` → STRING;
- * `bigint` → LONG; `Uint8Array` → BYTE_ARRAY; `Date` → DATETIME; array → LIST; plain object → MAP.
+ * `bigint` → LONG; `Uint8Array` → BYTE_ARRAY; `Date` → DATETIME; array → LIST; plain object → MAP; list-map
+ * ({@link ListMap}) → LIST_MAP.
  */
 export type FieldValue =
-  null | boolean | number | string | bigint | Uint8Array | Date | FieldValue[] | PlainMap | TypedField;
+  | null
+  | boolean
+  | number
+  | string
+  | bigint
+  | Uint8Array
+  | Date
+  | FieldValue[]
+  | PlainMap
+  | ListMap
+  | TypedField;
 
 /**
  * The value a {@link TypedField} holds for each type. Where a JS form would lose information the holder says so:
  * DECIMAL keeps its exact decimal text (`"-12.340"`), ZONED_DATETIME an ISO-8601 text with offset or zone id, and
- * LIST_MAP a `Map` because a `Map` keeps insertion order even for keys that look like integers.
+ * LIST_MAP a list-map ({@link ListMap}), whose key table keeps the order even for keys that look like integers.
+ *
+ * The `Map` form of LIST_MAP is deprecated and read only during the move to list-maps (writers and field paths
+ * still accept it); formats no longer make it. Use `listMapToMap` to get a `Map` from a list-map.
  */
 export interface TypedValueOf {
   BOOLEAN: boolean | null;
@@ -73,8 +91,17 @@ export interface TypedValueOf {
   BYTE_ARRAY: Uint8Array | null;
   MAP: PlainMap | null;
   LIST: FieldValue[] | null;
-  LIST_MAP: Map<string, FieldValue> | null;
+  LIST_MAP: ListMap | LegacyListMap | null;
 }
+
+/** @deprecated The `Map` form of a LIST_MAP, read during the move to {@link ListMap} only. */
+export type LegacyListMap = Map<string, FieldValue>;
+
+/**
+ * Brand of {@link TypedField} (`true` on its prototype), registered so that the ESM and CJS copies of this
+ * package recognise each other's typed fields.
+ */
+const TYPED_FIELD_BRAND = Symbol.for('rest-service-origin.TypedField');
 
 /**
  * A field whose type JS cannot say by itself, or that carries field attributes. Immutable: to change a field,
@@ -91,6 +118,8 @@ export class TypedField<T extends FieldType = FieldType> {
     this.attributes = attributes;
   }
 }
+
+Object.defineProperty(TypedField.prototype, TYPED_FIELD_BRAND, { value: true });
 
 /** Builds a {@link TypedField}; `field('DECIMAL', '1.50')`. */
 export function field<T extends FieldType>(
@@ -110,12 +139,22 @@ export function doubleValue(value: number): number | TypedField<'DOUBLE'> {
   return Number.isSafeInteger(value) && !Object.is(value, -0) ? new TypedField('DOUBLE', value) : value;
 }
 
-/** True when `value` is a {@link TypedField}. */
+/**
+ * True when `value` is a {@link TypedField}, made by this copy of the package or another (ESM or CJS) copy: the
+ * check is the registered brand, not `instanceof`.
+ */
 export function isTypedField(value: unknown): value is TypedField {
-  return value instanceof TypedField;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [TYPED_FIELD_BRAND]?: unknown })[TYPED_FIELD_BRAND] === true
+  );
 }
 
-/** True when `value` is a plain object (a MAP in plain form), not an array, Date, Uint8Array, Map or TypedField. */
+/**
+ * True when `value` is a plain object (a MAP in plain form), not an array, Date, Uint8Array, Map, list-map or
+ * TypedField.
+ */
 export function isPlainMap(value: unknown): value is PlainMap {
   if (value === null || typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value) as unknown;

@@ -7,8 +7,10 @@ import {
   SendResponse,
   encodeSnappyFramed,
   isOriginError,
+  listMapKeys,
   type Batch,
   type DataRecord,
+  type ListMap,
 } from 'rest-service-origin';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
@@ -111,6 +113,7 @@ describe('records and header attributes', () => {
     expect(records).toHaveLength(1);
     expect(records[0]?.header.getAttribute('emptyPayloadRecord')).toBe('true');
     expect(records[0]?.field('/')?.type).toBe('LIST_MAP');
+    expect(listMapKeys(records[0]?.value as ListMap)).toEqual([]);
   });
 
   it('puts method, path, queryString, remoteHost and each header on every record', async () => {
