@@ -13,12 +13,13 @@ import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '.
 import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
-import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
+import type { ResponseSink } from '../pipeline/response-sink';
+import { applyRecordErrorPolicy } from './record-error-policy';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
-import { ResponseSink } from '../response/response-sink';
+import { BufferedResponseSink } from '../response/buffered-response-sink';
 import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
@@ -207,7 +208,7 @@ function batchOf(
       headers: baseAttributes,
       receivedAt: Date.now(),
     },
-    response: new ResponseSink(),
+    response: new BufferedResponseSink(),
   });
 }
 

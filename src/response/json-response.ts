@@ -1,7 +1,7 @@
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
 import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
-import type { ResponseSink } from './response-sink';
+import type { ResponseSink } from '../pipeline/response-sink';
 import { responseStatus } from './status-rule';
 
 /** The parts of the HTTP Response config the JSON renderer reads (`httpResponse` with defaults applied). */

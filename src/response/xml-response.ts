@@ -3,7 +3,7 @@ import type { DataRecord } from '../record/data-record';
 import { isTypedField, type FieldAttributes, type FieldValue } from '../record/field';
 import { isListMap, listMapEntries } from '../record/list-map';
 import type { RenderedResponse } from './json-response';
-import type { ResponseSink } from './response-sink';
+import type { ResponseSink } from '../pipeline/response-sink';
 import { responseStatus } from './status-rule';
 
 /** The parts of the HTTP Response config the XML renderer reads (`httpResponse` with defaults applied). */
