@@ -7,7 +7,6 @@
  * held as a number, and any field that carries field attributes. A LIST_MAP has a plain form of its own, the
  * list-map (see `list-map.ts`).
  */
-import type { LIST_MAP_BRAND, ListMap } from './list-map';
 
 /** Every field type of the engine's record model. */
 export const FIELD_TYPES = [
@@ -36,6 +35,26 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** Field attributes: string-valued metadata attached to one field (for example Avro's `precision`). */
 export type FieldAttributes = Readonly<Record<string, string>>;
+
+/**
+ * Brand of the base prototype of every list-map (`true` there), shared by every copy of this package. Typed as a
+ * unique symbol so that the {@link ListMap} type is told apart from a plain object: a plain object literal does
+ * not pass for a list-map (build one with `listMapOf`).
+ */
+export const LIST_MAP_BRAND: unique symbol = Symbol.for('rest-service-origin.ListMap');
+
+/**
+ * A LIST_MAP in plain form (a list-map, see `list-map.ts`): read and write its fields as properties (`m.name`, `m['first name']`,
+ * `m.extra = 1`, `delete m.extra`); get its order from `listMapKeys` or `listMapEntries`, and a `Map`
+ * from `listMapToMap`. A field value is never `undefined`.
+ *
+ * Order: the keys of its key table that are still present, in table order, then keys added later, in JS
+ * own-key order (integer-like ones first and ascending, then the rest in the order they were added).
+ */
+export interface ListMap {
+  [key: string]: FieldValue;
+  readonly [LIST_MAP_BRAND]: true;
+}
 
 /** A MAP field in plain form: an object whose prototype is `Object.prototype` or `null`. */
 export interface PlainMap {

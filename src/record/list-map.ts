@@ -16,30 +16,12 @@
  * the key table keeps the true order. Anything that needs the order (writers, path positions, clones) goes
  * through {@link listMapKeys}, never `Object.keys` or `for…in`.
  */
-import type { FieldValue } from './field';
+import { LIST_MAP_BRAND, type FieldValue, type ListMap } from './field';
 
-/**
- * Brand of the base prototype of every list-map (`true` there), shared by every copy of this package. Typed as a
- * unique symbol so that the {@link ListMap} type is told apart from a plain object: a plain object literal does
- * not pass for a list-map (build one with {@link listMapOf}).
- */
-export const LIST_MAP_BRAND: unique symbol = Symbol.for('rest-service-origin.ListMap');
+export type { ListMap } from './field';
 
 /** Where a list-map's prototype holds its frozen key table (a cross-copy contract: a `readonly string[]`). */
 const LIST_MAP_KEYS = Symbol.for('rest-service-origin.listMapKeys');
-
-/**
- * A LIST_MAP in plain form: read and write its fields as properties (`m.name`, `m['first name']`,
- * `m.extra = 1`, `delete m.extra`); get its order from {@link listMapKeys} or {@link listMapEntries}, and a `Map`
- * from {@link listMapToMap}. A field value is never `undefined`.
- *
- * Order: the keys of its key table that are still present, in table order, then keys added later, in JS
- * own-key order (integer-like ones first and ascending, then the rest in the order they were added).
- */
-export interface ListMap {
-  [key: string]: FieldValue;
-  readonly [LIST_MAP_BRAND]: true;
-}
 
 type KeyTable = readonly string[];
 
