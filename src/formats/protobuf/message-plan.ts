@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { doubleValue, TypedField, type FieldValue, type PlainMap } from '../../record/field';
+import { ListMapShape } from '../../record/list-map';
 import { signed64, unsigned64 } from './wire-reader';
 
 /** Field numbers up to this one are found by array index; a type with larger ones uses a Map for those. */
@@ -105,6 +106,8 @@ export interface MapPlan {
 export interface MessagePlan {
   /** Each slot's field name: the record's keys, in declaration order. */
   readonly names: readonly string[];
+  /** The shape of the type's records: one key table (and V8 hidden class) shared by all of them. */
+  readonly shape: ListMapShape;
   /** Each slot's field. */
   readonly fields: readonly FieldPlan[];
   /** Each slot's value when its field is absent, as the record holds it (stand-ins for lists and maps). */
@@ -169,6 +172,7 @@ export function messagePlan(type: protobuf.Type): MessagePlan {
   });
   const plan: MessagePlan = {
     names,
+    shape: new ListMapShape(names),
     fields: fieldPlans,
     defaults,
     initial,

@@ -1,4 +1,5 @@
 import { doubleValue, TypedField, type FieldValue, type PlainMap } from '../../record/field';
+import { isListMap, type ListMap } from '../../record/list-map';
 import {
   BOOL,
   BYTES,
@@ -41,7 +42,7 @@ import {
 
 /**
  * Reads one message of a plan from the read position up to `end` (a length-delimited message) or up to its
- * end-group tag `endTag` (a group; -1 otherwise), as a LIST_MAP. `previous` is the value of an earlier occurrence
+ * end-group tag `endTag` (a group; -1 otherwise), as a list-map of the plan's shape. `previous` is the value of an earlier occurrence
  * of the same singular field, which this one is merged into as protobuf (and protobufjs) merges messages.
  */
 export type MessageReader = (
@@ -49,8 +50,8 @@ export type MessageReader = (
   end: number,
   depth: number,
   endTag: number,
-  previous: TypedField | null,
-) => TypedField<'LIST_MAP'>;
+  previous: ListMap | null,
+) => ListMap;
 
 /** Reads one message of `plan` as a {@link MessageReader} does: how the general path reads nested messages. */
 export type NestedReader = (
@@ -59,8 +60,8 @@ export type NestedReader = (
   end: number,
   depth: number,
   endTag: number,
-  previous: TypedField | null,
-) => TypedField<'LIST_MAP'>;
+  previous: ListMap | null,
+) => ListMap;
 
 /**
  * The message of `plan` at the read position, read by interpreting the plan: one pass over the tags, each field
@@ -73,11 +74,11 @@ export function interpretMessage(
   end: number,
   depth: number,
   endTag: number,
-  previous: TypedField | null,
-): TypedField<'LIST_MAP'> {
+  previous: ListMap | null,
+): ListMap {
   if (depth > MAX_PROTOBUF_DEPTH) throw tooDeep();
-  const slots: Slot[] =
-    previous === null ? plan.initial.slice() : [...(previous.value as Map<string, FieldValue>).values()];
+  // A merged message starts from the values of the one before (read by name: a list-map has no positions).
+  const slots: Slot[] = previous === null ? plan.initial.slice() : plan.names.map((name) => previous[name]!);
   let open = endTag !== -1;
   while (reader.position < end) {
     const tag = reader.tag(end);
@@ -131,7 +132,7 @@ export function readField(
     let value: FieldValue | typeof UNKNOWN_ENUM;
     if (f.kind === MESSAGE || f.kind === GROUP) {
       const before = slots[f.slot];
-      const merged = before instanceof TypedField ? before : null;
+      const merged = isListMap(before) ? before : null;
       value =
         f.kind === MESSAGE
           ? readNested(f.message!, reader, reader.lengthPrefix(end) + reader.position, depth + 1, -1, merged)
@@ -200,8 +201,8 @@ export function readScalar(
   }
 }
 
-/** The LIST_MAP of a message's slots, each absent list, map and bytes made fresh. */
-export function buildRecord(plan: MessagePlan, slots: Slot[]): TypedField<'LIST_MAP'> {
+/** The list-map of a message's slots, each absent list, map and bytes made fresh. */
+export function buildRecord(plan: MessagePlan, slots: Slot[]): ListMap {
   const fresh = plan.freshSlots;
   for (let i = 0; i < fresh.length; i++) {
     const slot = fresh[i]!;
@@ -210,14 +211,12 @@ export function buildRecord(plan: MessagePlan, slots: Slot[]): TypedField<'LIST_
     else if (value === NO_MAP) slots[slot] = {};
     else if (value === plan.defaults[slot]) slots[slot] = (value as Uint8Array).slice();
   }
-  const names = plan.names;
-  const fields = new Map<string, FieldValue>();
-  for (let i = 0; i < names.length; i++) fields.set(names[i]!, slots[i] as FieldValue);
-  return new TypedField('LIST_MAP', fields);
+  // No slot is MISSING here: the required fields were checked, or the slots come from a decoded message.
+  return plan.shape.create(slots as FieldValue[]);
 }
 
 /** A message with every field at its default, for a map entry without a value (protobufjs: `new ctor`). */
-function emptyRecord(plan: MessagePlan): TypedField<'LIST_MAP'> {
+function emptyRecord(plan: MessagePlan): ListMap {
   return buildRecord(plan, plan.defaults.slice());
 }
 
@@ -291,7 +290,7 @@ function readMapEntry(
     } else if (tag === valueTag) {
       if (f.kind === MESSAGE) {
         const valueEnd = reader.lengthPrefix(stop) + reader.position;
-        const before = value instanceof TypedField ? value : null;
+        const before = isListMap(value) ? value : null;
         value = readNested(f.message!, reader, valueEnd, depth + 1, -1, before);
       } else {
         value = readScalar(reader, stop, f);

@@ -1,5 +1,5 @@
 import type protobuf from 'protobufjs';
-import type { TypedField } from '../../record/field';
+import type { ListMap } from '../../record/list-map';
 import { ShortStrings } from '../short-strings';
 import { messagePlan, type MessagePlan } from './message-plan';
 import { interpretMessage, type MessageReader } from './plan-reader';
@@ -48,8 +48,8 @@ export interface ProtobufDecoderOptions {
  * generated from it (`reader-generator.ts`) or, where code generation from strings is refused, the plan
  * interpreted directly (`plan-reader.ts`) applies to the bytes. Both give the same values and errors.
  *
- * The value of a message is a LIST_MAP holding every field of the descriptor in declaration order under its
- * descriptor name, exactly as protobufjs's decode followed by the mapping of docs/formats/protobuf.md gives it:
+ * The value of a message is a LIST_MAP, a list-map of one shape per message type (`ListMapShape`), holding every
+ * field of the descriptor in declaration order under its descriptor name, exactly as protobufjs's decode followed by the mapping of docs/formats/protobuf.md gives it:
  * absent fields hold protobufjs's defaults, repeated fields are arrays (packed and unpacked encodings both read),
  * maps plain objects (64-bit keys as decimal text, bool keys `true`/`false`), enums names (an unnamed number of an
  * open enum stays a number; a closed enum drops it), bytes fresh `Uint8Array`s, 64-bit integers bigints, float
@@ -83,7 +83,7 @@ export class ProtobufDecoder {
    * bounded by the input: no input makes it loop or allocate more than a small multiple of its size per field
    * of the schema. The result shares no memory with `input`.
    */
-  decode(input: ProtobufInput | Uint8Array, start = 0, end = input.length): TypedField<'LIST_MAP'> {
+  decode(input: ProtobufInput | Uint8Array, start = 0, end = input.length): ListMap {
     const reader =
       input instanceof WireReader ? input : new WireReader(input as Uint8Array, new ShortStrings());
     if (start < 0 || start > end || end > reader.length) {

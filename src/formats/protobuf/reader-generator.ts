@@ -1,4 +1,5 @@
 import { doubleValue, TypedField } from '../../record/field';
+import { isListMap } from '../../record/list-map';
 import {
   BOOL,
   BYTES,
@@ -97,6 +98,7 @@ const HELPERS = {
   tooDeep,
   doubleValue,
   TypedField,
+  isListMap,
   signed64,
   unsigned64,
   zigzag64,
@@ -114,6 +116,7 @@ function compile(plan: MessagePlan, nestedReaders: readonly MessageReader[]): Me
   const context: Record<string, unknown> = {
     ...HELPERS,
     plan,
+    shape: plan.shape,
     fields: plan.fields,
     names: plan.names,
     initial: plan.initial,
@@ -134,7 +137,7 @@ function integer(n: number): string {
 /**
  * The body of a reader specialised to `plan`, generated as protobufjs and avsc generate theirs: a `switch` on the
  * whole tag (field number and the wire type the field is written with) with the value reads inlined, a local per
- * field (`field<slot>`), the record built without loops. Tags it has no case for (unknown fields, wire-type
+ * field (`field<slot>`), the record built by the plan's list-map shape without loops. Tags it has no case for (unknown fields, wire-type
  * mismatches, groups, maps of messages or enums) take {@link readField}, the general path.
  *
  * Only integers the plan computed go into the source; names, defaults and enum tables are reached through arrays
@@ -163,8 +166,7 @@ return function read(reader, end, depth, endTag, previous) {
   if (depth > MAX_PROTOBUF_DEPTH) throw tooDeep();
   ${fieldLocals.map((local, slot) => `let ${local} = initial${integer(slot)};`).join(' ')}
   if (previous !== null) {
-    const merged = [...previous.value.values()];
-    ${load('merged')}
+    ${fieldLocals.map((local, slot) => `${local} = previous[names[${integer(slot)}]];`).join(' ')}
   }
   let open = endTag !== -1;
   let value, number, list, members, before, stop, slots;
@@ -202,7 +204,7 @@ function casesOf(f: FieldPlan): string[] {
   if (f.kind === MESSAGE) {
     return [
       `case ${tag(2)}: { stop = reader.lengthPrefix(end) + reader.position; before = field${k}; ` +
-        `field${k} = nestedReaders[${k}](reader, stop, depth + 1, -1, before instanceof TypedField ? before : null); ` +
+        `field${k} = nestedReaders[${k}](reader, stop, depth + 1, -1, isListMap(before) ? before : null); ` +
         `${unsetOthers} break; }`,
     ];
   }
@@ -264,9 +266,7 @@ function recordSource(plan: MessagePlan, fieldLocals: readonly string[]): string
         `else if (field${k} === defaults[${k}]) field${k} = field${k}.slice();`,
     );
   }
-  statements.push('const record = new Map();');
-  fieldLocals.forEach((local, slot) => statements.push(`record.set(names[${integer(slot)}], ${local});`));
-  statements.push("return new TypedField('LIST_MAP', record);");
+  statements.push(`return shape.create([${fieldLocals.join(', ')}]);`);
   return statements;
 }
 
