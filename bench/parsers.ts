@@ -23,9 +23,6 @@ import { resolveFormatConfig } from '../src/formats/format-config';
 import { jsonFormat } from '../src/formats/json/json-format';
 import { parseWhole } from '../src/formats/parse-helpers';
 import { protobufFormat } from '../src/formats/protobuf/protobuf-format';
-import type { ProtobufFormatConfig } from '../src/formats/protobuf/protobuf-options';
-import { loadMessageType } from '../src/formats/protobuf/protobuf-descriptor';
-import { ProtobufParser } from '../src/formats/protobuf/protobuf-parser';
 import { xmlFormat } from '../src/formats/xml/xml-format';
 import sax from 'sax';
 
@@ -548,10 +545,8 @@ async function benchAvro(): Promise<number> {
  * Protobuf: varint-delimited `shop.Order` messages (the test fixture's descriptor set: int64, enum, nested message,
  * repeated messages and strings, maps, a oneof, bytes, 64-bit and float fields). Baseline: plain protobufjs
  * `decodeDelimited` of each message (no `toObject`), keeping the messages it decoded (as the format keeps its
- * records); against the protobuf format building full records through `parseWhole`, with the reader it generates
- * per message type and with the interpreted reader it falls back to where code generation from strings is refused.
- * The same loop dropping each message is shown too. Then the two readers alone, paired in interleaved rounds: the
- * generated reader is kept while it earns at least 1.25x over the interpreted one (ADR 0019).
+ * records); against the protobuf format building full records through `parseWhole`. The same loop dropping each
+ * message is shown too.
  */
 function benchProtobuf(): number {
   const fixtures = new URL('../tests/fixtures/formats/protobuf/', import.meta.url).pathname;
@@ -614,60 +609,18 @@ function benchProtobuf(): number {
       messageType: 'shop.Order',
       resourcesDirectory: dir,
     };
-    // The format with its parser made to run the interpreted reader, through the same parseWhole path.
-    const interpretedFormat = {
-      ...protobufFormat,
-      createParser: (resolved: ProtobufFormatConfig) =>
-        new ProtobufParser(
-          loadMessageType(resolved.resourcesDirectory, resolved.protobufDescriptorFile, resolved.messageType),
-          resolved.delimitedMessages,
-          { reader: 'interpreted' },
-        ),
-    };
-    const generated: Contender = {
-      name: 'protobuf format parseWhole',
-      bytes,
-      run: () => parseWhole(protobufFormat, config, bytes).records.length,
-    };
-    const interpreted: Contender = {
-      name: 'protobuf (interpreted reader)',
-      bytes,
-      run: () => parseWhole(interpretedFormat, config, bytes).records.length,
-    };
-    const ratio = compareWithBaseline('Protobuf (delimited shop.Order, 17 fields)', records, [
+    return compareWithBaseline('Protobuf (delimited shop.Order, 17 fields)', records, [
       { name: 'protobufjs decode, kept', bytes, run: () => plainProtobufjs(true) },
-      generated,
-      interpreted,
+      {
+        name: 'protobuf format parseWhole',
+        bytes,
+        run: () => parseWhole(protobufFormat, config, bytes).records.length,
+      },
       { name: 'protobufjs decode, dropped', bytes, run: () => plainProtobufjs(false) },
     ]);
-    const gain = pairedGain(generated, interpreted, records);
-    console.log(
-      `Protobuf generated reader ${gain.toFixed(2)}x the interpreted reader (median of ${ROUNDS} paired rounds); ` +
-        `kept while at least 1.25x: ${gain >= 1.25 ? 'earns it' : 'does NOT earn it'}`,
-    );
-    return ratio;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * How many times faster `fast` is than `slow`: the median of the ratio of their rates in rounds that run both back
- * to back, in alternating order, so that the drift of a shared machine and the collection of what one leaves behind
- * touch both alike.
- */
-function pairedGain(fast: Contender, slow: Contender, records: number): number {
-  const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      const fastRate = measure(fast, records);
-      ratios.push(fastRate / measure(slow, records));
-    } else {
-      const slowRate = measure(slow, records);
-      ratios.push(measure(fast, records) / slowRate);
-    }
-  }
-  return median(ratios);
 }
 
 if (runs('avro')) {

@@ -99,9 +99,9 @@ export interface MapPlan {
 }
 
 /**
- * What a message type's fields are, resolved once from protobufjs's reflection: everything a reader needs to turn
- * the wire bytes of one message into its record value, whichever reader it is (generated or interpreted). Plans
- * are data only and never change once {@link messagePlan} returns them.
+ * What a message type's fields are, resolved once from protobufjs's reflection: everything `plan-reader.ts` needs
+ * to turn the wire bytes of one message into its record value. Plans are data only (no code is generated from
+ * them) and never change once {@link messagePlan} returns them.
  */
 export interface MessagePlan {
   /** Each slot's field name: the record's keys, in declaration order. */

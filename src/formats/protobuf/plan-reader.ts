@@ -41,34 +41,12 @@ import {
 } from './wire-reader';
 
 /**
- * Reads one message of a plan from the read position up to `end` (a length-delimited message) or up to its
- * end-group tag `endTag` (a group; -1 otherwise), as a list-map of the plan's shape. `previous` is the value of an earlier occurrence
- * of the same singular field, which this one is merged into as protobuf (and protobufjs) merges messages.
+ * The message of `plan` from the read position up to `end` (a length-delimited message) or up to its end-group tag
+ * `endTag` (a group; -1 otherwise), as a list-map of the plan's shape: one pass over the tags, each field found by
+ * number and read by its kind. `previous` is the value of an earlier occurrence of the same singular field, which
+ * this one is merged into as protobuf (and protobufjs) merges messages.
  */
-export type MessageReader = (
-  reader: WireReader,
-  end: number,
-  depth: number,
-  endTag: number,
-  previous: ListMap | null,
-) => ListMap;
-
-/** Reads one message of `plan` as a {@link MessageReader} does: how the general path reads nested messages. */
-export type NestedReader = (
-  plan: MessagePlan,
-  reader: WireReader,
-  end: number,
-  depth: number,
-  endTag: number,
-  previous: ListMap | null,
-) => ListMap;
-
-/**
- * The message of `plan` at the read position, read by interpreting the plan: one pass over the tags, each field
- * found by number and read by its kind. Works where code cannot be generated from strings; nested messages are
- * read the same way. Arguments as for {@link MessageReader}.
- */
-export function interpretMessage(
+export function readMessage(
   plan: MessagePlan,
   reader: WireReader,
   end: number,
@@ -86,7 +64,7 @@ export function interpretMessage(
       open = false;
       break;
     }
-    readField(plan, slots, reader, tag, end, depth, interpretMessage);
+    readField(plan, slots, reader, tag, end, depth);
   }
   if (open) throw new ProtobufDecodeError('missing end group');
   if (previous === null) checkRequired(plan, slots);
@@ -104,17 +82,15 @@ function checkRequired(plan: MessagePlan, slots: readonly Slot[]): void {
 
 /**
  * One occurrence of a field, whose tag has just been read, into `slots`: unknown fields and wire-type mismatches
- * are skipped. The interpreted reader reads every field this way; the generated one only the tags it has no case
- * for. `readNested` reads the messages and groups the field holds.
+ * are skipped.
  */
-export function readField(
+function readField(
   plan: MessagePlan,
   slots: Slot[],
   reader: WireReader,
   tag: number,
   end: number,
   depth: number,
-  readNested: NestedReader,
 ): void {
   const number = tag >>> 3;
   const wireType = tag & 7;
@@ -122,10 +98,10 @@ export function readField(
   if (f === undefined) {
     skipField(reader, wireType, number, end, depth);
   } else if (f.map !== null) {
-    if (wireType === 2) readMapEntry(f, f.map, slots, reader, end, depth, readNested);
+    if (wireType === 2) readMapEntry(f, f.map, slots, reader, end, depth);
     else skipField(reader, wireType, number, end, depth);
   } else if (f.repeated) {
-    readRepeated(f, slots, reader, wireType, end, depth, readNested);
+    readRepeated(f, slots, reader, wireType, end, depth);
   } else if (wireType !== f.wireType) {
     skipField(reader, wireType, number, end, depth);
   } else {
@@ -135,8 +111,8 @@ export function readField(
       const merged = isListMap(before) ? before : null;
       value =
         f.kind === MESSAGE
-          ? readNested(f.message!, reader, reader.lengthPrefix(end) + reader.position, depth + 1, -1, merged)
-          : readNested(f.message!, reader, end, depth + 1, number * 8 + 4, merged);
+          ? readMessage(f.message!, reader, reader.lengthPrefix(end) + reader.position, depth + 1, -1, merged)
+          : readMessage(f.message!, reader, end, depth + 1, number * 8 + 4, merged);
     } else {
       value = readScalar(reader, end, f);
       if (value === UNKNOWN_ENUM) return;
@@ -148,11 +124,7 @@ export function readField(
 }
 
 /** One scalar or enum value of `plan` at the read position, as the record holds it. */
-export function readScalar(
-  reader: WireReader,
-  end: number,
-  plan: ValuePlan,
-): FieldValue | typeof UNKNOWN_ENUM {
+function readScalar(reader: WireReader, end: number, plan: ValuePlan): FieldValue | typeof UNKNOWN_ENUM {
   switch (plan.kind) {
     case DOUBLE:
       return doubleValue(reader.double(end));
@@ -202,7 +174,7 @@ export function readScalar(
 }
 
 /** The list-map of a message's slots, each absent list, map and bytes made fresh. */
-export function buildRecord(plan: MessagePlan, slots: Slot[]): ListMap {
+function buildRecord(plan: MessagePlan, slots: Slot[]): ListMap {
   const fresh = plan.freshSlots;
   for (let i = 0; i < fresh.length; i++) {
     const slot = fresh[i]!;
@@ -228,16 +200,15 @@ function readRepeated(
   wireType: number,
   end: number,
   depth: number,
-  readNested: NestedReader,
 ): void {
   let list = slots[f.slot] as FieldValue[];
   if (wireType === f.wireType) {
     if (list === NO_LIST) slots[f.slot] = list = [];
     if (f.kind === MESSAGE) {
       const stop = reader.lengthPrefix(end) + reader.position;
-      list.push(readNested(f.message!, reader, stop, depth + 1, -1, null));
+      list.push(readMessage(f.message!, reader, stop, depth + 1, -1, null));
     } else if (f.kind === GROUP) {
-      list.push(readNested(f.message!, reader, end, depth + 1, f.number * 8 + 4, null));
+      list.push(readMessage(f.message!, reader, end, depth + 1, f.number * 8 + 4, null));
     } else {
       const value = readScalar(reader, end, f);
       if (value !== UNKNOWN_ENUM) list.push(value);
@@ -258,12 +229,12 @@ function readRepeated(
 }
 
 /** The bytes each value of a packed run of `f` takes, or 1 for varints (which can be any length). */
-export function packedWidth(f: FieldPlan): number {
+function packedWidth(f: FieldPlan): number {
   return f.wireType === 5 ? 4 : f.wireType === 1 ? 8 : 1;
 }
 
 /** The error for a packed run that splits a fixed-width value. */
-export function notWholeValues(name: string): ProtobufDecodeError {
+function notWholeValues(name: string): ProtobufDecodeError {
   return new ProtobufDecodeError(`packed field '${name}' does not hold a whole number of values`);
 }
 
@@ -275,7 +246,6 @@ function readMapEntry(
   reader: WireReader,
   end: number,
   depth: number,
-  readNested: NestedReader,
 ): void {
   const stop = reader.lengthPrefix(end) + reader.position;
   const keyTag = (1 << 3) | map.keyWireType;
@@ -291,7 +261,7 @@ function readMapEntry(
       if (f.kind === MESSAGE) {
         const valueEnd = reader.lengthPrefix(stop) + reader.position;
         const before = isListMap(value) ? value : null;
-        value = readNested(f.message!, reader, valueEnd, depth + 1, -1, before);
+        value = readMessage(f.message!, reader, valueEnd, depth + 1, -1, before);
       } else {
         value = readScalar(reader, stop, f);
       }
@@ -311,7 +281,7 @@ function readMapEntry(
 }
 
 /** `members[key] = value`, where a key named __proto__ becomes a member, not the object's prototype. */
-export function setMember(members: PlainMap, key: string, value: FieldValue): void {
+function setMember(members: PlainMap, key: string, value: FieldValue): void {
   if (key === '__proto__') {
     Object.defineProperty(members, key, { value, enumerable: true, writable: true, configurable: true });
   } else {

@@ -2,8 +2,7 @@ import type protobuf from 'protobufjs';
 import type { ListMap } from '../../record/list-map';
 import { ShortStrings } from '../short-strings';
 import { messagePlan, type MessagePlan } from './message-plan';
-import { interpretMessage, type MessageReader } from './plan-reader';
-import { codeGenerationAvailable, generatedReader } from './reader-generator';
+import { readMessage } from './plan-reader';
 import { WireReader } from './wire-reader';
 
 export { MAX_PROTOBUF_DEPTH, ProtobufDecodeError } from './wire-reader';
@@ -30,23 +29,11 @@ export function protobufInput(bytes: Uint8Array, strings: ShortStrings = new Sho
 }
 
 /**
- * Which reader a {@link ProtobufDecoder} runs. `generated`: a reader compiled per message type with `new Function`
- * (the faster); `interpreted`: the plan read as data, for hosts that refuse code generation from strings.
- * Internal: for the tests and the bench, which run both; the product takes the default.
- *
- * @internal
- */
-export interface ProtobufDecoderOptions {
-  /** Default: `generated` where code generation is available, else `interpreted`. */
-  readonly reader?: 'generated' | 'interpreted';
-}
-
-/**
  * Decodes protobuf messages of one type straight from their wire bytes into record values, without building
  * protobufjs message objects first. protobufjs still loads the descriptor set; its reflection (fields, numbers,
- * types, defaults, oneofs, features) is resolved once per type into a plan (`message-plan.ts`), which a reader
- * generated from it (`reader-generator.ts`) or, where code generation from strings is refused, the plan
- * interpreted directly (`plan-reader.ts`) applies to the bytes. Both give the same values and errors.
+ * types, defaults, oneofs, features) is resolved once per type into a plan (`message-plan.ts`), which
+ * `plan-reader.ts` applies to the bytes (`wire-reader.ts`). No code is generated from strings: the decoder works
+ * where a host refuses that (`--disallow-code-generation-from-strings`).
  *
  * The value of a message is a LIST_MAP, a list-map of one shape per message type (`ListMapShape`), holding every
  * field of the descriptor in declaration order under its descriptor name, exactly as protobufjs's decode followed by the mapping of docs/formats/protobuf.md gives it:
@@ -60,19 +47,10 @@ export interface ProtobufDecoderOptions {
  */
 export class ProtobufDecoder {
   readonly #plan: MessagePlan;
-  /** The generated reader of the plan; null to interpret the plan. */
-  readonly #generatedReader: MessageReader | null;
 
   /** Prefer {@link protobufDecoder}, which resolves each type once. */
-  constructor(type: protobuf.Type, options: ProtobufDecoderOptions = {}) {
+  constructor(type: protobuf.Type) {
     this.#plan = messagePlan(type);
-    const generate = (options.reader ?? 'generated') === 'generated' && codeGenerationAvailable();
-    this.#generatedReader = generate ? generatedReader(this.#plan) : null;
-  }
-
-  /** Which reader this decoder runs (see {@link ProtobufDecoderOptions}). */
-  get reader(): 'generated' | 'interpreted' {
-    return this.#generatedReader === null ? 'interpreted' : 'generated';
   }
 
   /**
@@ -90,26 +68,18 @@ export class ProtobufDecoder {
       throw new RangeError(`no bytes ${start} to ${end} in an input of ${reader.length}`);
     }
     reader.begin(start);
-    const generated = this.#generatedReader;
-    return generated === null
-      ? interpretMessage(this.#plan, reader, end, 0, -1, null)
-      : generated(reader, end, 0, -1, null);
+    return readMessage(this.#plan, reader, end, 0, -1, null);
   }
 }
 
 const decoders = new WeakMap<protobuf.Type, ProtobufDecoder>();
-const interpretingDecoders = new WeakMap<protobuf.Type, ProtobufDecoder>();
 
-/**
- * The {@link ProtobufDecoder} of `type`, made on first use and kept as long as the type is (one per reader asked
- * for in `options`).
- */
-export function protobufDecoder(type: protobuf.Type, options: ProtobufDecoderOptions = {}): ProtobufDecoder {
-  const cache = options.reader === 'interpreted' ? interpretingDecoders : decoders;
-  let decoder = cache.get(type);
+/** The {@link ProtobufDecoder} of `type`, made on first use and kept as long as the type is. */
+export function protobufDecoder(type: protobuf.Type): ProtobufDecoder {
+  let decoder = decoders.get(type);
   if (!decoder) {
-    decoder = new ProtobufDecoder(type, options);
-    cache.set(type, decoder);
+    decoder = new ProtobufDecoder(type);
+    decoders.set(type, decoder);
   }
   return decoder;
 }

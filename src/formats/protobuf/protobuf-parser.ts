@@ -10,7 +10,6 @@ import {
   protobufDecoder,
   protobufInput,
   type ProtobufDecoder,
-  type ProtobufDecoderOptions,
   type ProtobufInput,
 } from './protobuf-decoder';
 
@@ -55,10 +54,9 @@ export class ProtobufParser implements Parser {
   #index = 0;
   #stopped = false;
 
-  /** `decoderOptions` is internal: the bench runs the interpreted reader through it. */
-  constructor(type: protobuf.Type, delimitedMessages: boolean, decoderOptions: ProtobufDecoderOptions = {}) {
+  constructor(type: protobuf.Type, delimitedMessages: boolean) {
     this.#type = type;
-    this.#decoder = protobufDecoder(type, decoderOptions);
+    this.#decoder = protobufDecoder(type);
     this.#delimited = delimitedMessages;
   }
 

@@ -10,10 +10,7 @@ import {
   ProtobufDecodeError,
   protobufDecoder,
   protobufInput,
-  type ProtobufDecoder,
 } from '../../../src/formats/protobuf/protobuf-decoder';
-import { messagePlan } from '../../../src/formats/protobuf/message-plan';
-import { readerSource } from '../../../src/formats/protobuf/reader-generator';
 import { field, TypedField, type FieldValue } from '../../../src/record/field';
 import { isListMap, listMapEntries, listMapKeys, type ListMap } from '../../../src/record/list-map';
 import { protobufFieldValue } from './protobufjs-oracle';
@@ -168,21 +165,18 @@ function oracle(type: protobuf.Type, bytes: Uint8Array): Outcome {
   }
 }
 
-/** Which reader a test runs: the differential tests run against both. */
-type ReaderKind = 'generated' | 'interpreted';
-
-function decoded(type: protobuf.Type, bytes: Uint8Array, reader: ReaderKind): Outcome {
+function decoded(type: protobuf.Type, bytes: Uint8Array): Outcome {
   try {
-    return { value: protobufDecoder(type, { reader }).decode(bytes) };
+    return { value: protobufDecoder(type).decode(bytes) };
   } catch (error) {
     return { error };
   }
 }
 
 /** The decoder agrees with protobufjs: the same value, or both refuse the bytes (the decoder with its own error). */
-function assertAgrees(type: protobuf.Type, bytes: Uint8Array, reader: ReaderKind): void {
+function assertAgrees(type: protobuf.Type, bytes: Uint8Array): void {
   const expected = oracle(type, bytes);
-  const actual = decoded(type, bytes, reader);
+  const actual = decoded(type, bytes);
   if ('error' in actual && !(actual.error instanceof ProtobufDecodeError)) throw actual.error;
   if ('error' in expected) {
     if ('value' in actual) {
@@ -442,19 +436,12 @@ function fieldArb(f: protobuf.FieldBase, depth: number): fc.Arbitrary<Bytes> | u
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s reader', (reader) => {
-  const decoderOf = (type: protobuf.Type): ProtobufDecoder => protobufDecoder(type, { reader });
-  const agrees = (type: protobuf.Type, bytes: Uint8Array): void => assertAgrees(type, bytes, reader);
-
-  it('runs the reader asked for', () => {
-    expect(decoderOf(ORDER).reader).toBe(reader);
-  });
-
+describe('protobuf decoder', () => {
   it.each(TYPES.map((t) => [t.fullName, t] as const))(
     'decodes random %s messages exactly as protobufjs and the old record walk do',
     (_, type) => {
       fc.assert(
-        fc.property(messageArb(type, 0), (bytes) => agrees(type, new Uint8Array(bytes))),
+        fc.property(messageArb(type, 0), (bytes) => assertAgrees(type, new Uint8Array(bytes))),
         { numRuns: 400 },
       );
     },
@@ -479,9 +466,9 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
       history: ['0', '-1', '9223372036854775807'],
       notes: { '-9223372036854775808': 'min', '0': 'zero', '18': 'x' },
     });
-    agrees(ORDER, ORDER.encode(order).finish());
+    assertAgrees(ORDER, ORDER.encode(order).finish());
     const fixture = readFileSync(join(FIXTURES, 'single-full.input.bin'));
-    agrees(ORDER, fixture);
+    assertAgrees(ORDER, fixture);
   });
 
   it('agrees with protobufjs on every prefix of a message: equal, or refused by both', () => {
@@ -491,14 +478,14 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
     });
     samples.push([ORDER, [...readFileSync(join(FIXTURES, 'single-full.input.bin'))]]);
     for (const [type, bytes] of samples) {
-      for (let end = 0; end <= bytes.length; end++) agrees(type, new Uint8Array(bytes.slice(0, end)));
+      for (let end = 0; end <= bytes.length; end++) assertAgrees(type, new Uint8Array(bytes.slice(0, end)));
     }
   });
 
   it('never throws anything but its decode error on arbitrary bytes, and agrees where both read them', () => {
     fc.assert(
       fc.property(fc.constantFrom(...TYPES), fc.uint8Array({ maxLength: 64 }), (type, bytes) => {
-        const actual = decoded(type, bytes, reader);
+        const actual = decoded(type, bytes);
         if ('error' in actual) {
           expect(actual.error).toBeInstanceOf(ProtobufDecodeError);
           return;
@@ -513,20 +500,22 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
   it('reads a message that is a range of a larger input, copying bytes out of it', () => {
     const message = [...tag(15, 2), ...lengthDelimited([1, 2, 3])];
     const input = new Uint8Array([9, 9, ...message, 9]);
-    const value = decoderOf(SCALARS).decode(protobufInput(input), 2, 2 + message.length);
+    const value = protobufDecoder(SCALARS).decode(protobufInput(input), 2, 2 + message.length);
     const bytes = value.f_bytes as Uint8Array;
     expect(Object.getPrototypeOf(bytes)).toBe(Uint8Array.prototype);
     expect([...bytes]).toEqual([1, 2, 3]);
     expect(bytes.buffer).not.toBe(input.buffer);
-    expect(() => decoderOf(SCALARS).decode(input, 2, input.length + 1)).toThrow(RangeError);
+    expect(() => protobufDecoder(SCALARS).decode(input, 2, input.length + 1)).toThrow(RangeError);
     // Byte numbers in errors count from the start of the message.
     const cut = protobufInput(new Uint8Array([9, 9, ...tag(14, 2), 5, 0x61]));
-    expect(() => decoderOf(SCALARS).decode(cut, 2, 5)).toThrow('the message ends inside a value at byte 1');
+    expect(() => protobufDecoder(SCALARS).decode(cut, 2, 5)).toThrow(
+      'the message ends inside a value at byte 1',
+    );
   });
 
   it('builds every message of a type as a list-map of one shape, nested ones included', () => {
-    const top = decoderOf(NODE).decode(new Uint8Array([...tag(2, 2), ...lengthDelimited([])]));
-    const other = decoderOf(NODE).decode(new Uint8Array(0));
+    const top = protobufDecoder(NODE).decode(new Uint8Array([...tag(2, 2), ...lengthDelimited([])]));
+    const other = protobufDecoder(NODE).decode(new Uint8Array(0));
     expect(isListMap(top) && isListMap(top.child)).toBe(true);
     expect(Object.getPrototypeOf(other)).toBe(Object.getPrototypeOf(top));
     expect(Object.getPrototypeOf(top.child)).toBe(Object.getPrototypeOf(top));
@@ -534,7 +523,7 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
   });
 
   it('gives each record its own empty lists, maps and default bytes', () => {
-    const decoder = decoderOf(DEFAULTS);
+    const decoder = protobufDecoder(DEFAULTS);
     const first = decoder.decode(new Uint8Array(0));
     const second = decoder.decode(new Uint8Array(0));
     for (const name of ['r_closed', 'm_closed', 'd_bytes']) expect(first[name]).not.toBe(second[name]);
@@ -542,24 +531,24 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
   });
 
   it('reads absent fields as their defaults, and a 64-bit map key that is not sent as 0', () => {
-    const value = decoderOf(DEFAULTS).decode(new Uint8Array(0));
+    const value = protobufDecoder(DEFAULTS).decode(new Uint8Array(0));
     expect(value.d_int64).toBe(-5000000000n);
     expect(value.d_fixed64).toBe(9007199254740991n);
     expect(value.d_enum).toBe('FIVE');
     expect(value.closed).toBe('ONE');
     expect(value.c_text).toBeNull();
-    const noKey = decoderOf(MAPS).decode(
+    const noKey = protobufDecoder(MAPS).decode(
       new Uint8Array([...tag(15, 2), ...lengthDelimited([...tag(2, 0), 1])]),
     );
     expect(noKey.m_long).toEqual({ '': 1n });
-    const longKey = decoderOf(MAPS).decode(
+    const longKey = protobufDecoder(MAPS).decode(
       new Uint8Array([...tag(7, 2), ...lengthDelimited([...tag(2, 0), 5])]),
     );
     expect(longKey.m_uint64).toEqual({ '0': 5n });
   });
 
   it('reads an absent proto3 optional scalar as its type zero, and an absent optional message as null', () => {
-    const value = decoderOf(SCALARS).decode(new Uint8Array(0));
+    const value = protobufDecoder(SCALARS).decode(new Uint8Array(0));
     expect(value.o_int32).toBe(0);
     expect(value.o_int64).toBe(0n);
     expect(value.o_string).toBe('');
@@ -577,7 +566,7 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
     const type = new protobuf.Type('Hostile').add(new protobuf.Field(name, 1, 'string'));
     root.add(type);
     root.resolveAll();
-    const value = decoderOf(type).decode(new Uint8Array([10, 2, 104, 105]));
+    const value = protobufDecoder(type).decode(new Uint8Array([10, 2, 104, 105]));
     expect(listMapEntries(value)).toEqual([[name, 'hi']]);
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
   });
@@ -589,7 +578,7 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
       ...tag(2, 2),
       ...lengthDelimited([0x78]),
     ];
-    const value = decoderOf(MAPS).decode(new Uint8Array([...tag(12, 2), ...lengthDelimited(entry)]));
+    const value = protobufDecoder(MAPS).decode(new Uint8Array([...tag(12, 2), ...lengthDelimited(entry)]));
     const members = value.m_string as Record<string, unknown>;
     expect(Object.getPrototypeOf(members)).toBe(Object.prototype);
     expect(Object.keys(members)).toEqual(['__proto__']);
@@ -598,7 +587,7 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
 
   it('keeps the member of a oneof read last and unsets the others', () => {
     const bytes = [...tag(4, 0), 7, ...tag(5, 2), ...lengthDelimited([0x61]), ...tag(8, 0), 3];
-    const value = decoderOf(NODE).decode(new Uint8Array(bytes));
+    const value = protobufDecoder(NODE).decode(new Uint8Array(bytes));
     expect([value.n, value.s, value.node, value.l]).toEqual([null, null, null, 3n]);
   });
 
@@ -608,7 +597,7 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
       ...child([...tag(1, 2), ...lengthDelimited([0x61]), ...tag(3, 2), ...lengthDelimited([])]),
       ...child([...tag(9, 0), 2, ...tag(3, 2), ...lengthDelimited([])]),
     ];
-    const fields = decoderOf(NODE).decode(new Uint8Array(bytes)).child as ListMap;
+    const fields = protobufDecoder(NODE).decode(new Uint8Array(bytes)).child as ListMap;
     expect([fields.name, fields.color, (fields.children as unknown[]).length]).toEqual(['a', 'BLUE', 2]);
   });
 
@@ -618,21 +607,21 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
       for (let i = 0; i < levels; i++) bytes = [...tag(2, 2), ...lengthDelimited(bytes)];
       return bytes;
     };
-    expect(() => decoderOf(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH)))).not.toThrow();
-    agrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH)));
-    expect(() => decoderOf(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)))).toThrow(
+    expect(() => protobufDecoder(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH)))).not.toThrow();
+    assertAgrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH)));
+    expect(() => protobufDecoder(NODE).decode(new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)))).toThrow(
       new ProtobufDecodeError(`messages nest deeper than ${MAX_PROTOBUF_DEPTH} levels`),
     );
-    agrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)));
+    assertAgrees(NODE, new Uint8Array(nest(MAX_PROTOBUF_DEPTH + 1)));
     const groups = (levels: number): Bytes => {
       let bytes: Bytes = [];
       for (let i = 0; i < levels; i++) bytes = [...tag(40, 3), ...bytes, ...tag(40, 4)];
       return bytes;
     };
-    expect(() => decoderOf(NODE).decode(new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)))).toThrow(
+    expect(() => protobufDecoder(NODE).decode(new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)))).toThrow(
       ProtobufDecodeError,
     );
-    agrees(NODE, new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)));
+    assertAgrees(NODE, new Uint8Array(groups(MAX_PROTOBUF_DEPTH + 5)));
   });
 
   it.each([
@@ -661,34 +650,34 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
     ['a proto3 string that is not UTF-8', [...tag(14, 2), 2, 0xc3, 0x28], /invalid UTF-8/],
   ])('refuses %s with a short detail', (_, bytes, detail) => {
     const input = new Uint8Array(bytes);
-    expect(() => decoderOf(SCALARS).decode(input)).toThrow(detail);
-    expect(() => decoderOf(SCALARS).decode(input)).toThrow(ProtobufDecodeError);
+    expect(() => protobufDecoder(SCALARS).decode(input)).toThrow(detail);
+    expect(() => protobufDecoder(SCALARS).decode(input)).toThrow(ProtobufDecodeError);
   });
 
   it('reads a proto2 string that is not UTF-8 with replacement characters', () => {
-    const value = decoderOf(DEFAULTS).decode(new Uint8Array([...tag(24, 2), 2, 0xc3, 0x28]));
+    const value = protobufDecoder(DEFAULTS).decode(new Uint8Array([...tag(24, 2), 2, 0xc3, 0x28]));
     expect(value.s).toBe('\ufffd(');
   });
 
   it('refuses a proto2 message without a required field, and an end group inside a group field', () => {
-    expect(() => decoderOf(REQUIRED).decode(new Uint8Array([...tag(1, 0), 1]))).toThrow(
+    expect(() => protobufDecoder(REQUIRED).decode(new Uint8Array([...tag(1, 0), 1]))).toThrow(
       "missing required 'd'",
     );
-    expect(() => decoderOf(DEFAULTS).decode(new Uint8Array([...tag(20, 3), ...tag(1, 0), 1]))).toThrow(
+    expect(() => protobufDecoder(DEFAULTS).decode(new Uint8Array([...tag(20, 3), ...tag(1, 0), 1]))).toThrow(
       'missing end group',
     );
   });
 
   it('reads a message type without fields as protoc does, where protobufjs does not', () => {
     const group = [...tag(5, 3), ...tag(1, 0), 1, ...tag(5, 4)];
-    expect(listMapEntries(decoderOf(EMPTY).decode(new Uint8Array(group)))).toEqual([]);
+    expect(listMapEntries(protobufDecoder(EMPTY).decode(new Uint8Array(group)))).toEqual([]);
     expect(() => EMPTY.decode(new Uint8Array(group))).toThrow('invalid end group tag');
-    expect(() => decoderOf(EMPTY).decode(new Uint8Array([0x02, 0x00]))).toThrow('field number 0');
+    expect(() => protobufDecoder(EMPTY).decode(new Uint8Array([0x02, 0x00]))).toThrow('field number 0');
     expect(() => EMPTY.decode(new Uint8Array([0x02, 0x00]))).not.toThrow();
   });
 
   it('drops numbers a closed enum does not name and keeps those of an open enum', () => {
-    const closed = decoderOf(DEFAULTS).decode(
+    const closed = protobufDecoder(DEFAULTS).decode(
       new Uint8Array([
         ...tag(15, 0),
         2,
@@ -703,26 +692,9 @@ describe.each<ReaderKind>(['generated', 'interpreted'])('protobuf decoder, %s re
       ]),
     );
     expect([closed.closed, closed.r_closed, closed.m_closed]).toEqual(['TWO', ['FIVE'], {}]);
-    const open = decoderOf(SCALARS).decode(
+    const open = protobufDecoder(SCALARS).decode(
       new Uint8Array([...tag(16, 0), 9, ...tag(36, 2), ...lengthDelimited([1, 9])]),
     );
     expect([open.f_enum, open.r_enum]).toEqual([9, ['GREEN', 9]]);
-  });
-});
-
-describe('protobuf reader generator', () => {
-  it('puts no descriptor text into the code it generates, only numbers', () => {
-    const name = 'pwned_by_name';
-    const root = new protobuf.Root();
-    const type = new protobuf.Type('Named')
-      .add(new protobuf.Field(name, 1, 'string'))
-      .add(new protobuf.Field('other_thing', 2, 'Named'))
-      .add(new protobuf.Field('many_numbers', 3, 'int32', 'repeated'));
-    root.add(type);
-    root.resolveAll();
-    const source = readerSource(messagePlan(type));
-    for (const text of [name, 'other_thing', 'many_numbers', 'Named']) expect(source).not.toContain(text);
-    // Readable all the same: a local per field, named after its slot.
-    expect(source).toContain('field0');
   });
 });

@@ -7,7 +7,6 @@ const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'formats', 'protobuf');
 
 interface ChildOutput {
   readonly codeGeneration: boolean;
-  readonly reader: string;
   readonly records: unknown[];
   readonly failures: { readonly code: string; readonly message: string }[];
 }
@@ -28,19 +27,18 @@ function parseInChild(fixture: string, flags: string[]): ChildOutput {
 
 describe('protobuf decoder without code generation from strings', () => {
   it.each(['delimited-several', 'delimited-bad-message'])(
-    'reads the %s fixture with the interpreted reader, giving the records and failures of the generated one',
+    'reads the %s fixture as where code generation is allowed: the same records and failures',
     (fixture) => {
       const normal = parseInChild(fixture, []);
       const refused = parseInChild(fixture, ['--disallow-code-generation-from-strings']);
-      expect([normal.codeGeneration, normal.reader]).toEqual([true, 'generated']);
-      expect([refused.codeGeneration, refused.reader]).toEqual([false, 'interpreted']);
+      expect([normal.codeGeneration, refused.codeGeneration]).toEqual([true, false]);
       expect(refused.records).toEqual(normal.records);
       expect(refused.failures).toEqual(normal.failures);
       const expected = JSON.parse(readFileSync(join(FIXTURES, `${fixture}.expected.json`), 'utf8')) as {
         records: unknown[];
         failures: unknown[];
       };
-      expect(refused.records).toHaveLength(expected.records.length);
+      expect(refused.records).toEqual(expected.records);
       expect(refused.failures).toEqual(expected.failures);
     },
   );
