@@ -155,8 +155,13 @@ export function listMapKeys(map: ListMap): string[] {
   const keys: string[] = [];
   for (let i = 0; i < table.length; i++) {
     const key = table[i] as string;
-    // A field value is never undefined, so only an undefined read needs the own-property check (a deleted key).
-    if (internals[key] !== undefined || hasOwn(map, key)) keys.push(key);
+    // A field value is never undefined nor a function, so only such a read needs the own-property check: the key
+    // was deleted, or it names an Object.prototype member (`toString`, `__proto__`) that now shows through.
+    const value = internals[key];
+    if (value === undefined || typeof value === 'function' || key === '__proto__') {
+      if (!hasOwn(map, key)) continue;
+    }
+    keys.push(key);
   }
   const own = Object.keys(map);
   if (own.length === keys.length) return keys;

@@ -116,6 +116,22 @@ describe('records and header attributes', () => {
     expect(listMapKeys(records[0]?.value as ListMap)).toEqual([]);
   });
 
+  it('gives a stage the fields of a LIST_MAP record by name, and answers them in the header order', async () => {
+    let names: unknown[] = [];
+    const { url } = await origin(
+      { dataFormat: { format: 'delimited', delimited: { headerLine: 'withHeader' } } },
+      (batch) => {
+        names = batch.records.map((r) => (r.value as ListMap).name);
+        new SendResponse().write(batch);
+      },
+    );
+    const answer = await send(url, { body: 'name,10,2\nAda,x,y\n' });
+    expect(names).toEqual(['Ada']);
+    expect(answer.text).toBe(
+      '{"httpStatusCode":200,"data":[{"name":"Ada","10":"x","2":"y"}],"error":[],"errorMessage":null}',
+    );
+  });
+
   it('puts method, path, queryString, remoteHost and each header on every record', async () => {
     let records: DataRecord[] = [];
     const { url } = await origin({}, (batch) => {

@@ -128,6 +128,14 @@ describe('keys added and deleted after creation', () => {
     expect(listMapKeys(m)).toEqual(['b', '10', 'a', 'c']);
   });
 
+  it('drops a deleted key named like an Object.prototype member, which then reads the inherited one', () => {
+    const m = new ListMapShape(['toString', '__proto__', 'constructor', 'x']).create([1, 2, 3, 4]);
+    delete m.toString;
+    delete m['__proto__'];
+    delete m.constructor;
+    expect(listMapKeys(m)).toEqual(['x']);
+  });
+
   it('adds a key named __proto__ as a field through setListMapField', () => {
     const m = make();
     setListMapField(m, '__proto__', 1);
