@@ -94,31 +94,31 @@ function readField(
 ): void {
   const number = tag >>> 3;
   const wireType = tag & 7;
-  const f = fieldOf(plan, number);
-  if (f === undefined) {
+  const field = fieldOf(plan, number);
+  if (field === undefined) {
     skipField(reader, wireType, number, end, depth);
-  } else if (f.map !== null) {
-    if (wireType === 2) readMapEntry(f, f.map, slots, reader, end, depth);
+  } else if (field.map !== null) {
+    if (wireType === 2) readMapEntry(field, field.map, slots, reader, end, depth);
     else skipField(reader, wireType, number, end, depth);
-  } else if (f.repeated) {
-    readRepeated(f, slots, reader, wireType, end, depth);
-  } else if (wireType !== f.wireType) {
+  } else if (field.repeated) {
+    readRepeated(field, slots, reader, wireType, end, depth);
+  } else if (wireType !== field.wireType) {
     skipField(reader, wireType, number, end, depth);
   } else {
     let value: FieldValue | typeof UNKNOWN_ENUM;
-    if (f.kind === MESSAGE || f.kind === GROUP) {
-      const before = slots[f.slot];
+    if (field.kind === MESSAGE || field.kind === GROUP) {
+      const before = slots[field.slot];
       const merged = isListMap(before) ? before : null;
-      value =
-        f.kind === MESSAGE
-          ? readMessage(f.message!, reader, reader.lengthPrefix(end) + reader.position, depth + 1, -1, merged)
-          : readMessage(f.message!, reader, end, depth + 1, number * 8 + 4, merged);
+      // A message ends with its length, a group at its end-group tag.
+      const group = field.kind === GROUP;
+      const stop = group ? end : reader.lengthPrefix(end) + reader.position;
+      value = readMessage(field.message!, reader, stop, depth + 1, group ? number * 8 + 4 : -1, merged);
     } else {
-      value = readScalar(reader, end, f);
+      value = readScalar(reader, end, field);
       if (value === UNKNOWN_ENUM) return;
     }
-    slots[f.slot] = value;
-    const others = f.oneofOthers;
+    slots[field.slot] = value;
+    const others = field.oneofOthers;
     for (let i = 0; i < others.length; i++) slots[others[i]!] = null;
   }
 }
@@ -135,8 +135,8 @@ function readScalar(reader: WireReader, end: number, plan: ValuePlan): FieldValu
     case UINT32:
       return reader.varint32(end);
     case SINT32: {
-      const n = reader.varint32(end);
-      return ((n >>> 1) ^ -(n & 1)) | 0;
+      const zigzag = reader.varint32(end);
+      return ((zigzag >>> 1) ^ -(zigzag & 1)) | 0;
     }
     case FIXED32:
       return reader.fixed32(end);
@@ -164,11 +164,11 @@ function readScalar(reader: WireReader, end: number, plan: ValuePlan): FieldValu
     case BYTES:
       return reader.bytes(end);
     default: {
-      const n = reader.varint32(end) | 0;
-      const name = plan.enumNames![n];
+      const number = reader.varint32(end) | 0;
+      const name = plan.enumNames![number];
       if (name !== undefined) return name;
       // An open enum keeps a number it does not name; a closed one drops it, as protobufjs does.
-      return plan.closedEnum ? UNKNOWN_ENUM : n;
+      return plan.closedEnum ? UNKNOWN_ENUM : number;
     }
   }
 }
@@ -194,43 +194,43 @@ function emptyRecord(plan: MessagePlan): ListMap {
 
 /** One occurrence of a repeated field: one value, or a packed run of them. */
 function readRepeated(
-  f: FieldPlan,
+  field: FieldPlan,
   slots: Slot[],
   reader: WireReader,
   wireType: number,
   end: number,
   depth: number,
 ): void {
-  let list = slots[f.slot] as FieldValue[];
-  if (wireType === f.wireType) {
-    if (list === NO_LIST) slots[f.slot] = list = [];
-    if (f.kind === MESSAGE) {
+  let list = slots[field.slot] as FieldValue[];
+  if (wireType === field.wireType) {
+    if (list === NO_LIST) slots[field.slot] = list = [];
+    if (field.kind === MESSAGE) {
       const stop = reader.lengthPrefix(end) + reader.position;
-      list.push(readMessage(f.message!, reader, stop, depth + 1, -1, null));
-    } else if (f.kind === GROUP) {
-      list.push(readMessage(f.message!, reader, end, depth + 1, f.number * 8 + 4, null));
+      list.push(readMessage(field.message!, reader, stop, depth + 1, -1, null));
+    } else if (field.kind === GROUP) {
+      list.push(readMessage(field.message!, reader, end, depth + 1, field.number * 8 + 4, null));
     } else {
-      const value = readScalar(reader, end, f);
+      const value = readScalar(reader, end, field);
       if (value !== UNKNOWN_ENUM) list.push(value);
     }
-  } else if (wireType === 2 && f.packable) {
-    if (list === NO_LIST) slots[f.slot] = list = [];
+  } else if (wireType === 2 && field.packable) {
+    if (list === NO_LIST) slots[field.slot] = list = [];
     const length = reader.lengthPrefix(end);
     const stop = reader.position + length;
     // protobufjs reads the whole values first and then refuses the rest; the message fails either way.
-    if (length % packedWidth(f) !== 0) throw notWholeValues(f.name);
+    if (length % packedWidth(field) !== 0) throw notWholeValues(field.name);
     while (reader.position < stop) {
-      const value = readScalar(reader, stop, f);
+      const value = readScalar(reader, stop, field);
       if (value !== UNKNOWN_ENUM) list.push(value);
     }
   } else {
-    skipField(reader, wireType, f.number, end, depth);
+    skipField(reader, wireType, field.number, end, depth);
   }
 }
 
-/** The bytes each value of a packed run of `f` takes, or 1 for varints (which can be any length). */
-function packedWidth(f: FieldPlan): number {
-  return f.wireType === 5 ? 4 : f.wireType === 1 ? 8 : 1;
+/** The bytes each value of a packed run of `field` takes, or 1 for varints (which can be any length). */
+function packedWidth(field: FieldPlan): number {
+  return field.wireType === 5 ? 4 : field.wireType === 1 ? 8 : 1;
 }
 
 /** The error for a packed run that splits a fixed-width value. */
@@ -240,7 +240,7 @@ function notWholeValues(name: string): ProtobufDecodeError {
 
 /** One entry of a map field (a message of key = 1 and value = 2) into the field's plain object. */
 function readMapEntry(
-  f: FieldPlan,
+  field: FieldPlan,
   map: MapPlan,
   slots: Slot[],
   reader: WireReader,
@@ -258,25 +258,25 @@ function readMapEntry(
       // Numbers, bigints and booleans as their decimal text or true/false, as the record's MAP keys are.
       key = String(readScalar(reader, stop, map.key) as string | number | bigint | boolean);
     } else if (tag === valueTag) {
-      if (f.kind === MESSAGE) {
+      if (field.kind === MESSAGE) {
         const valueEnd = reader.lengthPrefix(stop) + reader.position;
         const before = isListMap(value) ? value : null;
-        value = readMessage(f.message!, reader, valueEnd, depth + 1, -1, before);
+        value = readMessage(field.message!, reader, valueEnd, depth + 1, -1, before);
       } else {
-        value = readScalar(reader, stop, f);
+        value = readScalar(reader, stop, field);
       }
     } else {
       skipField(reader, tag & 7, tag >>> 3, stop, depth);
     }
   }
   if (value === undefined) {
-    if (f.kind === MESSAGE) value = emptyRecord(f.message!);
+    if (field.kind === MESSAGE) value = emptyRecord(field.message!);
     else value = map.valueDefault instanceof Uint8Array ? map.valueDefault.slice() : map.valueDefault;
   }
   // protobufjs drops a whole entry whose value a closed enum does not name.
   if (value === UNKNOWN_ENUM) return;
-  let members = slots[f.slot] as PlainMap;
-  if (members === NO_MAP) slots[f.slot] = members = {};
+  let members = slots[field.slot] as PlainMap;
+  if (members === NO_MAP) slots[field.slot] = members = {};
   setMember(members, key, value);
 }
 
