@@ -36,14 +36,14 @@ export function protobufInput(bytes: Uint8Array, strings: ShortStrings = new Sho
  * where a host refuses that (`--disallow-code-generation-from-strings`).
  *
  * The value of a message is a LIST_MAP, a list-map of one shape per message type (`ListMapShape`), holding every
- * field of the descriptor in declaration order under its descriptor name, exactly as protobufjs's decode followed by the mapping of docs/formats/protobuf.md gives it:
- * absent fields hold protobufjs's defaults, repeated fields are arrays (packed and unpacked encodings both read),
- * maps plain objects (64-bit keys as decimal text, bool keys `true`/`false`), enums names (an unnamed number of an
- * open enum stays a number; a closed enum drops it), bytes fresh `Uint8Array`s, 64-bit integers bigints, float
- * FLOAT fields, double numbers (DOUBLE fields when integral, see `doubleValue`). Of a oneof only the member read
- * last is set, the others are null; a singular message field that occurs twice is merged, and for other singular
- * fields the last value wins. Unknown fields, and known ones sent with another wire type, are skipped (groups
- * included).
+ * field of the descriptor in declaration order under its descriptor name, exactly as protobufjs's decode followed
+ * by the mapping of docs/formats/protobuf.md gives it: absent fields hold protobufjs's defaults, repeated fields
+ * are arrays (packed and unpacked encodings both read), maps plain objects (64-bit keys as decimal text, bool keys
+ * `true`/`false`), enums names (an unnamed number of an open enum stays a number; a closed enum drops it), bytes
+ * fresh `Uint8Array`s, 64-bit integers bigints, float FLOAT fields, double numbers (DOUBLE fields when integral,
+ * see `doubleValue`). Of a oneof only the member read last is set, the others are null; a singular message field
+ * that occurs twice is merged, and for other singular fields the last value wins. Unknown fields, and known ones
+ * sent with another wire type, are skipped (groups included).
  */
 export class ProtobufDecoder {
   readonly #plan: MessagePlan;
