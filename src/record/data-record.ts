@@ -54,8 +54,9 @@ const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwn
  *
  * `value` is public and mutable so that stages read `record.value.customer.name` as they expect in Node; the
  * path methods (`get`, `set`, `delete`, `field`) reach into the tree by field path (see `field-path.ts`),
- * looking inside typed MAP, LIST and LIST_MAP wrappers as well as plain objects and arrays. A record owns its
- * tree: keep no reference to a subtree you later hand to another record, or {@link DataRecord.clone} first.
+ * looking inside plain objects, list-maps and arrays as well as typed MAP, LIST and LIST_MAP wrappers. A record
+ * owns its tree: keep no reference to a subtree you later hand to another record, or {@link DataRecord.clone}
+ * first.
  */
 export class DataRecord {
   /** The root of the value tree. */

@@ -32,12 +32,11 @@ interface ListMapInternals {
 
 const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 
-// The base inherits from Object.prototype, as a MAP parsed from JSON does: `m.hasOwnProperty` and `${m}` behave
-// alike for both. A field named like an Object.prototype member is an own property and shadows it.
+// The base inherits from Object.prototype, as a MAP parsed from JSON does: `m.hasOwnProperty`, `${m}`,
+// `Object.prototype.toString`, util.inspect and test matchers (`toEqual({ name: 'Ada' })`) treat both alike. A field
+// named like an Object.prototype member is an own property and shadows it.
 const LIST_MAP_BASE: object = Object.create(Object.prototype, {
   [LIST_MAP_BRAND]: { value: true },
-  // Names the kind in util.inspect and Object.prototype.toString, without a string-named property.
-  [Symbol.toStringTag]: { value: 'ListMap' },
 }) as object;
 
 /**

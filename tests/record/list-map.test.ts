@@ -130,9 +130,12 @@ describe('keys added and deleted after creation', () => {
 
   it('drops a deleted key named like an Object.prototype member, which then reads the inherited one', () => {
     const m = new ListMapShape(['toString', '__proto__', 'constructor', 'x']).create([1, 2, 3, 4]);
-    delete m.toString;
-    delete m['__proto__'];
-    delete m.constructor;
+    // The type checker takes these names for Object's members; at run time they are the list-map's fields.
+    const fields = m as unknown as { [key: string]: unknown };
+    delete fields['toString'];
+    delete fields['__proto__'];
+    delete fields['constructor'];
+    expect(typeof m.toString).toBe('function');
     expect(listMapKeys(m)).toEqual(['x']);
   });
 
@@ -190,7 +193,9 @@ describe('telling list-maps from other values', () => {
     expect(isPlainMap(m)).toBe(false);
     expect(isTypedField(m)).toBe(false);
     expect(fieldTypeOf(m)).toBe('LIST_MAP');
-    expect(Object.prototype.toString.call(m)).toBe('[object ListMap]');
+    // Compared and printed like the plain object of its fields (test matchers ignore key order for both).
+    expect(m).toEqual({ a: 1 });
+    expect(m).toStrictEqual({ a: 1 });
   });
 
   it.each<[string, unknown]>([

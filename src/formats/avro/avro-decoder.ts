@@ -41,12 +41,12 @@ export class AvroDecodeError extends Error {
  * Decodes Avro binary data of one writer schema straight into record values. Compile it once per schema (once per
  * container header) and use it for every block: deciding what each type is happens here, not per value.
  *
- * Values: record → LIST_MAP list-map (one `ListMapShape` per record type, keys in field order), map → plain object, array → array, enum and
- * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number (a DOUBLE
- * `TypedField` when integral, see `doubleValue`), boolean, bytes and fixed → a fresh plain `Uint8Array`, null →
- * null, union → its branch's value. Logical types: decimal (on
- * bytes or fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal
- * type), date (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
+ * Values: record → LIST_MAP list-map (one `ListMapShape` per record type, keys in field order), map → plain
+ * object, array → array, enum and string → string, int → number, long → bigint (always), float → FLOAT
+ * `TypedField`, double → number (a DOUBLE `TypedField` when integral, see `doubleValue`), boolean, bytes and
+ * fixed → a fresh plain `Uint8Array`, null → null, union → its branch's value. Logical types: decimal (on bytes or
+ * fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal type), date
+ * (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
  * any other logical type, or one on the wrong underlying type, is read as its underlying type.
  */
 export class AvroDecoder {
