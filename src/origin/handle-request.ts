@@ -94,9 +94,9 @@ export async function handleRequest(
       const batch = await readBatch(ctx, req, requestId);
       bodyRead = true;
       await runBatch(ctx, batch);
-      const rendering = ctx.renderer.response(batch.response as ResponseSink);
-      // Only XML (schema validation off the main thread) gives a promise; JSON stays synchronous.
-      const rendered = rendering instanceof Promise ? await rendering : rendering;
+      const sink = batch.response as ResponseSink;
+      const { renderer } = ctx;
+      const rendered = renderer.validated ? await renderer.validated(sink) : renderer.response(sink);
       send(ctx, res, rendered, {});
       const durationMs = performance.now() - startedAt;
       ctx.metrics.countRequest('answered', rendered.status, durationMs);
