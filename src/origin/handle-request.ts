@@ -1,16 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type {
-  DataFormat,
-  ParseFailure,
-  ParseResult,
-  ParseSource,
-  ParsedRecord,
-  Parser,
-} from '../formats/data-format';
+import type { ParseFailure, ParseResult, ParseSource, ParsedRecord } from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
-import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
+import {
+  ACCEPTED_CONTENT_ENCODINGS,
+  checkContentEncoding,
+  type ContentCoding,
+} from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
@@ -25,6 +22,7 @@ import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
 import type { BatchDeadlines, GiveUp } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
+import type { BodyPlan } from './body-plan';
 import type { OriginMetrics } from './origin-metrics';
 
 /** Notifications the request path gives the origin (events and diagnostics). */
@@ -43,14 +41,8 @@ export interface RequestObserver {
 /** Everything the request path needs from its origin. Built once per origin start. */
 export interface RequestContext {
   readonly config: OriginConfig;
-  readonly format: DataFormat;
-  readonly formatConfig: unknown;
-  readonly parseSource: ParseSource;
-  /**
-   * Makes the parser of one request body, decided once per origin: the format's own parser, or one wrapped in
-   * the configured compression format (`createCompressionParser`).
-   */
-  readonly createParser: (source: ParseSource) => Parser;
+  /** How every request body is read: limit and parser factory, decided once per origin. */
+  readonly body: BodyPlan;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
   readonly runners: RunnerPool;
@@ -88,10 +80,10 @@ export async function handleRequest(
   });
   let bodyRead = false;
   try {
-    refuseEarly(ctx, req, queryString);
+    const codings = refuseEarly(ctx, req, queryString);
     const release = ctx.admission.tryAcquire() ?? (await ctx.admission.acquire());
     try {
-      const batch = await readBatch(ctx, req, requestId);
+      const batch = await readBatch(ctx, req, requestId, codings);
       bodyRead = true;
       await runBatch(ctx, batch);
       const sink = batch.response as ResponseSink;
@@ -143,14 +135,16 @@ export function refuse(
   });
 }
 
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
+/** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
+function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): ContentCoding[] {
   const method = req.method ?? '';
   if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
   if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
   checkApplicationId(ctx, req, queryString);
-  checkContentEncoding(req.headers['content-encoding']);
-  const limit = bodyLimit(ctx);
+  const codings = checkContentEncoding(req.headers['content-encoding']);
+  const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+  return codings;
 }
 
 function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
@@ -169,11 +163,16 @@ function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryStri
  * Reads and parses the body, applies On Record Error, and makes the batch. A plain function returning the parse's
  * own promise chain rather than an async one: one promise and one tick fewer on every request.
  */
-function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: string): Promise<Batch> {
+function readBatch(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  requestId: string,
+  codings: readonly ContentCoding[],
+): Promise<Batch> {
   const baseAttributes = requestAttributes(req, {
     copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
   });
-  return parseBody(ctx, req).then((parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
+  return parseBody(ctx, req, codings).then((parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
 }
 
 function batchOf(
@@ -221,13 +220,14 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
  */
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
-function parseBody(ctx: RequestContext, req: IncomingMessage): Promise<ParseResult> {
+function parseBody(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  codings: readonly ContentCoding[],
+): Promise<ParseResult> {
   // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
-  const source: ParseSource = {
-    remoteAddress: req.socket.remoteAddress,
-    originState: ctx.parseSource.originState,
-  };
-  const parser = ctx.createParser(source);
+  const source: ParseSource = { remoteAddress: req.socket.remoteAddress, originState: ctx.body.originState };
+  const parser = ctx.body.createParser(source);
   const records: ParsedRecord[] = [];
   const failures: ParseFailure[] = [];
   const collect = (result: ParseResult): void => {
@@ -248,7 +248,7 @@ function parseBody(ctx: RequestContext, req: IncomingMessage): Promise<ParseResu
     }
     collect(parser.push(chunk));
   };
-  return consumeDecodedBody(req, bodyLimit(ctx), onChunk).then((bytes) => {
+  return consumeDecodedBody(req, { ...ctx.body.limit, codings }, onChunk).then((bytes) => {
     ctx.metrics.countBytes(bytes);
     if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
@@ -317,12 +317,6 @@ function send(
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
-}
-
-/** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts). */
-function bodyLimit(ctx: RequestContext): { maxRequestBytes: number; limitMb: number } {
-  const limitMb = ctx.config.http.maxRequestSizeMb;
-  return { maxRequestBytes: limitMb * 1_000_000, limitMb };
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -5,8 +5,6 @@ import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
-import { createCompressionParser } from '../formats/compression/compression-parser';
-import type { ParseSource, Parser } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
@@ -14,6 +12,7 @@ import { Admission } from './admission';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
+import { bodyPlanFor } from './body-plan';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, type RequestContext } from './handle-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
@@ -77,18 +76,7 @@ export class Origin {
     this.config = resolveConfig(config, formats);
     refuseUnsupported(this.config);
     this.#runners = options.runners;
-    const format = formats.get(this.config.dataFormat.format);
-    const formatConfig = this.config.dataFormat[format.name];
-    const parseSource = { originState: new Map<string, unknown>() };
-    // Make one parser now so that a format's config problem (an unknown charset, say) fails here, not per request.
-    format.createParser(formatConfig, { originState: new Map() });
-    const { compression } = this.config.dataFormat;
-    const maxDecodedBytes = this.config.http.maxRequestSizeMb * 1_000_000;
-    const createParser =
-      compression.format === 'none'
-        ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
-        : (source: ParseSource): Parser =>
-            createCompressionParser(format, formatConfig, compression, source, { maxDecodedBytes });
+    const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
     this.#admission = new Admission({
       slots: http.maxConcurrentRequests,
@@ -98,10 +86,7 @@ export class Origin {
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
     this.#context = {
       config: this.config,
-      format,
-      formatConfig,
-      parseSource,
-      createParser,
+      body,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
       runners: this.#runners,
