@@ -8,11 +8,16 @@
 // When started with an IPC channel, answers every message 'cpu' with this process's own CPU time
 // (`process.cpuUsage()`, user + system, in µs): bench/echo.ts reads it before and after each measured load.
 import { createServer } from 'node:http';
-import { InProcessRunnerPool, Origin, echoPipeline } from '../dist/index.js';
+import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
 
 async function startOrigin() {
+  // BENCH_DIST runs another build of the package (bench/echo.ts sets it for BENCH_BEFORE_DIST).
+  const dist = process.env.BENCH_DIST
+    ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
+    : new URL('../dist/index.js', import.meta.url).href;
+  const { InProcessRunnerPool, Origin, echoPipeline } = await import(dist);
   const runners = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
@@ -58,7 +63,7 @@ async function startFastify() {
   return app.server.address().port;
 }
 
-const starters = { origin: startOrigin, node: startNode, fastify: startFastify };
+const starters = { origin: startOrigin, before: startOrigin, node: startNode, fastify: startFastify };
 const start = starters[kind];
 if (start === undefined) {
   console.error('usage: echo-servers.mjs origin|node|fastify');

@@ -7,7 +7,9 @@
 // the load generator is. Loopback only, bounded in time.
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
-// for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`).
+// for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
+// (a directory holding another build's index.js, e.g. a copy of dist/ made before a change: it runs as a fourth
+// server, `before`, and the origin's ratios to it are printed; for the before/after figure of one change).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
@@ -20,8 +22,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Number);
 
-type Kind = 'origin' | 'node' | 'fastify';
-const KINDS: readonly Kind[] = ['origin', 'node', 'fastify'];
+const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
+
+type Kind = 'origin' | 'node' | 'fastify' | 'before';
+const KINDS: readonly Kind[] = BEFORE_DIST
+  ? ['origin', 'node', 'fastify', 'before']
+  : ['origin', 'node', 'fastify'];
 
 /** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
 const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin'>; max: number }[] = [
@@ -67,7 +73,8 @@ async function startServer(kind: Kind): Promise<Server> {
   const [command, args] = pinned
     ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const env = kind === 'before' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return { child, port: Number(chunk.toString().trim()) };
 }
@@ -117,7 +124,7 @@ const results = new Map<number, Record<Kind, Measured[]>>();
 try {
   for (const count of RECORD_COUNTS) {
     const body = bodyOf(count);
-    const rounds: Record<Kind, Measured[]> = { origin: [], node: [], fastify: [] };
+    const rounds: Record<Kind, Measured[]> = { origin: [], node: [], fastify: [], before: [] };
     results.set(count, rounds);
     for (const kind of KINDS) await load(servers[kind], body, Math.min(2, SECONDS)); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
@@ -156,7 +163,7 @@ for (const [count, rounds] of results) {
   // Each round measures every server back to back, so the ratio of one round is little touched by the slow
   // drift of a shared machine; the median of those paired ratios is the figure that counts.
   for (const metric of ['cpu', 'p99', 'rps'] as const) {
-    for (const against of ['node', 'fastify'] as const) {
+    for (const against of KINDS.filter((kind): kind is Exclude<Kind, 'origin'> => kind !== 'origin')) {
       const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
       const target = TARGETS.find((t) => t.metric === metric && t.against === against);
       const met = target === undefined || median(ratios) <= target.max;
