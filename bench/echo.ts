@@ -8,8 +8,9 @@
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
-// (a directory holding another build's index.js, e.g. a copy of dist/ made before a change: it runs as a fourth
-// server, `before`, and the origin's ratios to it are printed; for the before/after figure of one change).
+// (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
+// so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
+// for the before/after figure of one change).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
@@ -75,7 +76,11 @@ async function startServer(kind: Kind): Promise<Server> {
     : [process.execPath, nodeArgs];
   const env = kind === 'before' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
+  });
+  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
+  exited.catch(() => {});
   return { child, port: Number(chunk.toString().trim()) };
 }
 
