@@ -5,11 +5,11 @@ import {
   InProcessRunnerPool,
   Origin,
   SendResponse,
-  encodeSnappyFramed,
   isOriginError,
   type Batch,
   type DataRecord,
 } from 'rest-service-origin';
+import { encodeSnappyFramed } from '../../src/http/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
 let running: TestOrigin[] = [];
