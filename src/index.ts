@@ -14,10 +14,9 @@ export type {
   GeneralConfig,
   HttpConfig,
   DataFormatConfig,
-  CompressionConfig,
   TlsConfig,
-  HttpResponseConfig,
 } from './origin/config';
+export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -57,47 +56,49 @@ export {
   MAX_EXCERPT_BYTES,
   type FailureInit,
 } from './formats/failure';
-export { jsonFormat, JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './formats/json/json-format';
-export { binaryFormat, BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './formats/binary/binary-format';
+export { jsonFormat } from './formats/json/json-format';
+export { JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './formats/json/json-options';
+export { binaryFormat } from './formats/binary/binary-format';
+export { BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './formats/binary/binary-options';
+export { delimitedFormat } from './formats/delimited/delimited-format';
 export {
-  delimitedFormat,
   DELIMITED_FORMAT_SCHEMA,
   type DelimitedFormatConfig,
   type DelimiterFormatType,
-} from './formats/delimited/delimited-format';
-export { xmlFormat, XML_FORMAT_SCHEMA, type XmlFormatConfig } from './formats/xml/xml-format';
+} from './formats/delimited/delimited-options';
+export { xmlFormat } from './formats/xml/xml-format';
+export { XML_FORMAT_SCHEMA, type XmlFormatConfig } from './formats/xml/xml-options';
 export type { XmlNamespace } from './formats/xml/xml-delimiter';
-export { avroFormat, AVRO_FORMAT_SCHEMA, type AvroFormatConfig } from './formats/avro/avro-format';
+export { avroFormat } from './formats/avro/avro-format';
+export { AVRO_FORMAT_SCHEMA, type AvroFormatConfig } from './formats/avro/avro-options';
+export { protobufFormat } from './formats/protobuf/protobuf-format';
+export { PROTOBUF_FORMAT_SCHEMA, type ProtobufFormatConfig } from './formats/protobuf/protobuf-options';
+export { engineRecordFormat, readEngineRecords } from './formats/engine-record/engine-record-format';
 export {
-  protobufFormat,
-  PROTOBUF_FORMAT_SCHEMA,
-  type ProtobufFormatConfig,
-} from './formats/protobuf/protobuf-format';
-export {
-  engineRecordFormat,
   ENGINE_RECORD_FORMAT_SCHEMA,
-  readEngineRecords,
   type EngineRecordFormatConfig,
-} from './formats/engine-record/engine-record-format';
+} from './formats/engine-record/engine-record-options';
 export { writeEngineRecords, ENGINE_RECORD_MAGIC_JSON_V1 } from './formats/engine-record/engine-record-codec';
+export { datagramFormat } from './formats/datagram/datagram-format';
 export {
-  datagramFormat,
   DATAGRAM_FORMAT_SCHEMA,
   type DatagramFormatConfig,
   type DatagramPacketFormat,
   type RecordGenerationMode,
-} from './formats/datagram/datagram-format';
+} from './formats/datagram/datagram-options';
 export { createCompressionParser, type CompressionLimits } from './formats/compression/compression-parser';
+export type { CompressionConfig } from './formats/compression/compression-options';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
 export type { RunnerPool, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
-export { echoPipeline } from './pipeline/echo-pipeline';
+export { echoPipeline } from './cli/echo-pipeline';
 
 // Responses.
 export { SendResponse, SendErrorResponse, type SendResponseOptions } from './response/send-response';
-export { ResponseSink } from './response/response-sink';
+export type { ResponseSink } from './pipeline/response-sink';
+export { BufferedResponseSink } from './response/buffered-response-sink';
 export { responseStatus } from './response/status-rule';
 export {
   renderJsonResponse,

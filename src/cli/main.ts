@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { defaultRegistry } from '../formats/built-in';
 import { resolveConfig } from '../origin/config';
 import { Origin } from '../origin/origin';
-import { echoPipeline } from '../pipeline/echo-pipeline';
+import { echoPipeline } from './echo-pipeline';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
 const USAGE = `Usage: rest-origin serve --config <file.json> [--port <port>]

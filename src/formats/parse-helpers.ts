@@ -1,4 +1,4 @@
-import type { CompressionConfig } from '../origin/config';
+import type { CompressionConfig } from './compression/compression-options';
 import { createCompressionParser } from './compression/compression-parser';
 import type { DataFormat, ParseResult, ParseSource, Parser } from './data-format';
 import { resolveFormatConfig } from './format-config';

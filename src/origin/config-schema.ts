@@ -1,49 +1,20 @@
 import { OriginError } from '../errors/origin-error';
 import type { DataFormat, JsonSchema } from '../formats/data-format';
+import { COMPRESSION_FORMATS } from '../formats/compression/compression-options';
 import type { FormatRegistry } from '../formats/format-registry';
+import {
+  RESPONSE_CHARSET_ALIASES,
+  RESPONSE_CHARSETS,
+  RESPONSE_DATA_FORMATS,
+  RESPONSE_JSON_CONTENTS,
+} from '../response/response-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
-/** Values of `dataFormat.compression.format`. */
-export const COMPRESSION_FORMATS = ['none', 'compressedFile', 'archive', 'compressedArchive'] as const;
 /** Values of `tls.keystoreType` and `tls.truststoreType`. */
 export const KEYSTORE_TYPES = ['jks', 'pkcs12', 'pem'] as const;
 /** Values of `tls.transportProtocols`: the protocol names Node's TLS accepts as min/max versions. */
 export const TLS_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-/** Values of `httpResponse.dataFormat`. */
-export const RESPONSE_DATA_FORMATS = ['json', 'xml'] as const;
-/** Values of `httpResponse.jsonContent`. */
-export const RESPONSE_JSON_CONTENTS = ['arrayOfObjects', 'multipleObjects'] as const;
-
-/**
- * The canonical names of the charsets a response can be written in (the encodings Node's `Buffer` writes), each
- * with the aliases `resolveConfig` also accepts. Names and aliases are matched case-insensitively; the resolved
- * config always holds the canonical name, which is also a valid IANA name for a `Content-Type` header.
- */
-export const RESPONSE_CHARSET_ALIASES = {
-  'UTF-8': ['utf8'],
-  'UTF-16LE': ['utf16le', 'utf-16-le'],
-  'ISO-8859-1': ['iso8859-1', 'iso_8859-1', 'latin1', 'latin-1'],
-  'US-ASCII': ['ascii', 'us_ascii'],
-} as const satisfies Record<string, readonly string[]>;
-
-/** A canonical response charset name: a key of {@link RESPONSE_CHARSET_ALIASES}. */
-export type ResponseCharset = keyof typeof RESPONSE_CHARSET_ALIASES;
-
-const RESPONSE_CHARSETS = Object.keys(RESPONSE_CHARSET_ALIASES) as ResponseCharset[];
-
-const CHARSET_BY_LOWER_NAME: ReadonlyMap<string, ResponseCharset> = new Map(
-  RESPONSE_CHARSETS.flatMap((canonical) => [
-    [canonical.toLowerCase(), canonical] as const,
-    ...RESPONSE_CHARSET_ALIASES[canonical].map((alias) => [alias, canonical] as const),
-  ]),
-);
-
-/** The canonical name of a response charset given by any accepted spelling; `undefined` when not supported. */
-export function canonicalResponseCharset(name: string): ResponseCharset | undefined {
-  return CHARSET_BY_LOWER_NAME.get(name.toLowerCase());
-}
-
 /** Keys of `dataFormat` that are not format names, so no format may be registered under them. */
 export const RESERVED_DATA_FORMAT_KEYS: readonly string[] = ['format', 'compression'];
 

@@ -1,34 +1,24 @@
 // ajv has no `exports` map, so Node's ESM loader needs the file name of this subpath in full.
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
+import type { CompressionConfig } from '../formats/compression/compression-options';
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import {
   buildConfigSchema,
-  canonicalResponseCharset,
   REQUIRED_WHEN_RULES,
-  type COMPRESSION_FORMATS,
   type KEYSTORE_TYPES,
   type ON_RECORD_ERROR_VALUES,
-  type RESPONSE_DATA_FORMATS,
-  type RESPONSE_JSON_CONTENTS,
-  type ResponseCharset,
   type TLS_PROTOCOLS,
 } from './config-schema';
+import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 
 /** What happens to a record the data format cannot parse (General tab, On Record Error). */
 export type OnRecordError = (typeof ON_RECORD_ERROR_VALUES)[number];
-/** How a request body is packed (Data Format tab, Compression Format). */
-export type CompressionFormat = (typeof COMPRESSION_FORMATS)[number];
 /** The kind of a keystore or truststore (TLS tab). */
 export type KeystoreType = (typeof KEYSTORE_TYPES)[number];
 /** A TLS protocol version name (TLS tab, Transport Protocols). */
 export type TlsProtocol = (typeof TLS_PROTOCOLS)[number];
-/** The format of the response body (HTTP Response tab, Data Format). */
-export type ResponseDataFormat = (typeof RESPONSE_DATA_FORMATS)[number];
-/** How a raw JSON response presents several records (HTTP Response tab, JSON Content). */
-export type ResponseJsonContent = (typeof RESPONSE_JSON_CONTENTS)[number];
-export type { ResponseCharset };
 
 /** General tab. */
 export interface GeneralConfig {
@@ -68,12 +58,6 @@ export interface HttpConfig {
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
-}
-
-/** Data Format tab, Compression Format and File Name Pattern within Compressed Directory. */
-export interface CompressionConfig {
-  readonly format: CompressionFormat;
-  readonly filePattern: string;
 }
 
 /**
@@ -121,19 +105,6 @@ export interface TlsConfig {
   /** OpenSSL names. */
   readonly cipherSuites: readonly string[];
   readonly basicAuthenticationUsers: readonly BasicAuthenticationUser[];
-}
-
-/** HTTP Response tab. */
-export interface HttpResponseConfig {
-  readonly sendRawResponse: boolean;
-  readonly dataFormat: ResponseDataFormat;
-  readonly jsonContent: ResponseJsonContent;
-  /** Always the canonical name, whatever alias the input used. */
-  readonly charset: ResponseCharset;
-  readonly prettyFormat: boolean;
-  readonly validateSchema: boolean;
-  /** Non-empty when `validateSchema`. */
-  readonly xmlSchema: string;
 }
 
 /**

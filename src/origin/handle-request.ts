@@ -10,12 +10,13 @@ import {
 } from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
-import { applyRecordErrorPolicy } from '../pipeline/record-error-policy';
+import type { ResponseSink } from '../pipeline/response-sink';
+import { applyRecordErrorPolicy } from './record-error-policy';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { field } from '../record/field';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
-import { ResponseSink } from '../response/response-sink';
+import { BufferedResponseSink } from '../response/buffered-response-sink';
 import type { Admission } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
@@ -206,7 +207,7 @@ function batchOf(
       headers: baseAttributes,
       receivedAt: Date.now(),
     },
-    response: new ResponseSink(),
+    response: new BufferedResponseSink(),
   });
 }
 

@@ -1,5 +1,5 @@
 import type { DataRecord } from '../record/data-record';
-import { ResponseSink } from '../response/response-sink';
+import type { ResponseSink } from './response-sink';
 
 /**
  * What the origin knows about the request a batch came from. The values are those of the records' header
@@ -56,7 +56,10 @@ export interface RequestBatchInit {
   readonly request: RequestInfo;
   /** Defaults to none. */
   readonly errorRecords?: DataRecord[];
-  /** Defaults to a new, empty {@link ResponseSink}. */
+  /**
+   * Where response-sending stages put the answer; the origin passes its own. Absent: the batch has no response
+   * sink, and `SendResponse` ignores it (as for an idle batch).
+   */
   readonly response?: ResponseSink;
 }
 
@@ -68,7 +71,7 @@ export function createRequestBatch(init: RequestBatchInit): Batch {
     records: init.records,
     errorRecords: init.errorRecords ?? [],
     request: init.request,
-    response: init.response ?? new ResponseSink(),
+    response: init.response,
     idle: false,
   };
 }

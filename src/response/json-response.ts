@@ -1,10 +1,10 @@
 import type { DataRecord } from '../record/data-record';
 import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
-import { UTF_8, responseCharset, type ResponseCharset } from './response-charset';
+import type { ResponseSink } from '../pipeline/response-sink';
+import { UTF_8, responseEncoding, type ResponseEncoding } from './response-encoding';
 import { renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
-import type { ResponseSink } from './response-sink';
 
-export { isSupportedResponseCharset } from './response-charset';
+export { isSupportedResponseCharset } from './response-encoding';
 
 /** The parts of the HTTP Response config the JSON renderer reads (`httpResponse` with defaults applied). */
 export interface JsonResponseConfig {
@@ -38,7 +38,7 @@ function escapeUnit(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-function encode(text: string, charset: ResponseCharset): string | Buffer {
+function encode(text: string, charset: ResponseEncoding): string | Buffer {
   if (charset === UTF_8) return text;
   // Outside strings JSON text is ASCII, so every character matched here is inside a string, where an escape
   // means the same character.
@@ -118,7 +118,7 @@ const WRITERS: Readonly<Record<JsonResponseConfig['jsonContent'], EnvelopeWriter
  *   when a record value cannot be written as JSON.
  */
 export function renderJsonResponse(sink: ResponseSink, config: JsonResponseConfig): RenderedResponse {
-  const charset = responseCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   const { status, text } = renderSink(sink, config.sendRawResponse, WRITERS[config.jsonContent]);
   return { status, headers: responseHeaders(JSON_MIME_TYPE, charset, sink), body: encode(text, charset) };
 }
@@ -138,7 +138,7 @@ export function renderJsonEnvelopeError(
   errorMessage: string,
   config: Pick<JsonResponseConfig, 'charset'>,
 ): RenderedResponse {
-  const charset = responseCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   return {
     status,
     headers: responseHeaders(JSON_MIME_TYPE, charset, undefined),

@@ -1,7 +1,7 @@
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
-import type { ResponseCharset } from './response-charset';
-import type { ResponseSink } from './response-sink';
+import type { ResponseEncoding } from './response-encoding';
+import type { ResponseSink } from '../pipeline/response-sink';
 import { responseStatus } from './status-rule';
 
 /**
@@ -67,7 +67,7 @@ const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-en
  */
 export function responseHeaders(
   mimeType: string,
-  charset: ResponseCharset,
+  charset: ResponseEncoding,
   sink: ResponseSink | undefined,
 ): Record<string, string> {
   const headers = Object.create(null) as Record<string, string>;

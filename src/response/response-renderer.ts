@@ -1,6 +1,6 @@
-import type { HttpResponseConfig } from '../origin/config';
 import { renderJsonEnvelopeError, renderJsonResponse, type RenderedResponse } from './json-response';
-import type { ResponseSink } from './response-sink';
+import type { HttpResponseConfig } from './response-options';
+import type { ResponseSink } from '../pipeline/response-sink';
 import { renderXmlEnvelopeError, renderXmlResponse, renderXmlResponseUnvalidated } from './xml-response';
 
 /**

@@ -1,6 +1,6 @@
 import type { Batch } from '../pipeline/batch';
 import type { DataRecord } from '../record/data-record';
-import { assertResponseHeaders, assertResponseStatus } from './response-sink';
+import { assertResponseHeaders, assertResponseStatus } from './buffered-response-sink';
 
 /** Options of {@link SendResponse} and {@link SendErrorResponse}. */
 export interface SendResponseOptions {

@@ -1,4 +1,4 @@
-import type { ResponseSink } from './response-sink';
+import type { ResponseSink } from '../pipeline/response-sink';
 
 /** The status of a response whose records came with different status codes. */
 export const MULTI_STATUS = 207;

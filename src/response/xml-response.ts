@@ -2,9 +2,9 @@ import { OriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
 import { isTypedField, type FieldAttributes, type FieldValue } from '../record/field';
 import type { RenderedResponse } from './json-response';
-import { responseCharset, type ResponseCharset } from './response-charset';
+import type { ResponseSink } from '../pipeline/response-sink';
+import { responseEncoding, type ResponseEncoding } from './response-encoding';
 import { renderSink, responseHeaders, type EnvelopeWriter, type RenderedText } from './response-envelope';
-import type { ResponseSink } from './response-sink';
 
 /** The parts of the HTTP Response config the XML renderer reads (`httpResponse` with defaults applied). */
 export interface XmlResponseConfig {
@@ -159,7 +159,7 @@ function declaration(label: string, pretty: boolean): string {
   return `<?xml version="1.0" encoding="${label}"?>${pretty ? '\n' : ''}`;
 }
 
-function encode(body: string, charset: ResponseCharset, pretty: boolean): Buffer {
+function encode(body: string, charset: ResponseEncoding, pretty: boolean): Buffer {
   // Outside text and attribute values the document is ASCII, so every character matched here is in one of
   // them, where a character reference means the same character.
   const unencodable = charset.unencodableCodePoints;
@@ -241,11 +241,11 @@ export async function renderXmlResponse(
 /** The XML response's status, headers and text, before validation and encoding. */
 interface XmlText extends RenderedText {
   readonly headers: Record<string, string>;
-  readonly charset: ResponseCharset;
+  readonly charset: ResponseEncoding;
 }
 
 function renderXmlText(sink: ResponseSink, config: XmlResponseConfig): XmlText {
-  const charset = responseCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   const writer = config.prettyFormat ? WRITERS.pretty : WRITERS.compact;
   const { status, text } = renderSink(sink, config.sendRawResponse, writer);
   return { status, text, charset, headers: responseHeaders(XML_MIME_TYPE, charset, sink) };
@@ -289,7 +289,7 @@ export function renderXmlEnvelopeError(
   errorMessage: string,
   config: Pick<XmlResponseConfig, 'charset' | 'prettyFormat'>,
 ): RenderedResponse {
-  const charset = responseCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   // A message may hold characters XML cannot carry (a control character from a client's header, say).
   const message = errorMessage.replace(new RegExp(NOT_XML_CHAR.source, 'gu'), '\ufffd');
   return {

@@ -1,11 +1,13 @@
 import { createRequestBatch, type Batch } from '../../src/pipeline/batch';
 import { DataRecord } from '../../src/record/data-record';
+import { BufferedResponseSink } from '../../src/response/buffered-response-sink';
 
-/** A request batch of `records` (and `errorRecords`) with a fixed, plain request. */
+/** A request batch of `records` (and `errorRecords`) with a fixed, plain request and a new, empty response sink. */
 export function batchOf(records: DataRecord[], errorRecords: DataRecord[] = [], requestId = 'r-1'): Batch {
   return createRequestBatch({
     records,
     errorRecords,
+    response: new BufferedResponseSink(),
     request: {
       requestId,
       method: 'POST',

@@ -1,6 +1,6 @@
 import { createIdleBatch, createRequestBatch, type RequestInfo } from '../../src/pipeline/batch';
 import { DataRecord } from '../../src/record/data-record';
-import { ResponseSink } from '../../src/response/response-sink';
+import { BufferedResponseSink } from '../../src/response/buffered-response-sink';
 
 const request: RequestInfo = {
   requestId: 'r-1',
@@ -22,16 +22,16 @@ describe('createRequestBatch', () => {
     expect(batch.idle).toBe(false);
   });
 
-  it('gives the batch an empty error list and a new response sink by default', () => {
+  // The origin passes its own sink: the pipeline layer builds no response class (DESIGN §3 layering).
+  it('gives the batch an empty error list and no response sink by default', () => {
     const batch = createRequestBatch({ records: [], request });
     expect(batch.errorRecords).toEqual([]);
-    expect(batch.response).toBeInstanceOf(ResponseSink);
-    expect(batch.response?.isEmpty).toBe(true);
+    expect(batch.response).toBeUndefined();
   });
 
   it('uses the error records and response sink it is given', () => {
     const errorRecords = [new DataRecord('bad')];
-    const response = new ResponseSink();
+    const response = new BufferedResponseSink();
     const batch = createRequestBatch({ records: [], request, errorRecords, response });
     expect(batch.errorRecords).toBe(errorRecords);
     expect(batch.response).toBe(response);

@@ -8,7 +8,7 @@ import {
   renderedBodyLength,
   type JsonResponseConfig,
 } from '../../src/response/json-response';
-import { ResponseSink } from '../../src/response/response-sink';
+import { BufferedResponseSink } from '../../src/response/buffered-response-sink';
 
 const envelope: JsonResponseConfig = {
   sendRawResponse: false,
@@ -31,8 +31,12 @@ const errorRecord = (value: DataRecord['value'], message?: string): DataRecord =
   return DataRecord.createErrorRecord(new DataRecord(value), { code: 'E_1', message, stage: 'stage-1' });
 };
 
-function sinkWith(data: DataRecord['value'][], errors: DataRecord[] = [], errorStatus = 500): ResponseSink {
-  const sink = new ResponseSink();
+function sinkWith(
+  data: DataRecord['value'][],
+  errors: DataRecord[] = [],
+  errorStatus = 500,
+): BufferedResponseSink {
+  const sink = new BufferedResponseSink();
   sink.addRecords(
     data.map((value) => new DataRecord(value)),
     200,
@@ -55,7 +59,7 @@ describe('renderJsonResponse: envelope', () => {
   });
 
   it('renders an empty envelope with status 200 when no record reached the response', () => {
-    const rendered = renderJsonResponse(new ResponseSink(), envelope);
+    const rendered = renderJsonResponse(new BufferedResponseSink(), envelope);
     expect(rendered.status).toBe(200);
     expect(text(rendered.body)).toBe('{"httpStatusCode":200,"data":[],"error":[],"errorMessage":null}');
   });
@@ -103,7 +107,7 @@ describe('renderJsonResponse: envelope', () => {
   });
 
   it('answers ORIGIN_RESPONSE_RENDER_FAILED when a record value is not a field value', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     const record = new DataRecord(null);
     (record as { value: unknown }).value = new (class Widget {})();
     sink.addRecords([record], 200);
@@ -170,7 +174,7 @@ describe('renderJsonResponse: raw', () => {
   it.each([rawArray, rawLines])(
     'sends an empty body with a JSON content type when no record came (%#)',
     (config) => {
-      const rendered = renderJsonResponse(new ResponseSink(), config);
+      const rendered = renderJsonResponse(new BufferedResponseSink(), config);
       expect(rendered.status).toBe(200);
       expect(rendered.body.length).toBe(0);
       expect(rendered.headers['Content-Type']).toBe('application/json; charset=utf-8');
@@ -185,12 +189,12 @@ describe('renderJsonResponse: raw', () => {
 
 describe('renderJsonResponse: headers', () => {
   it('sends application/json with the charset lowercased', () => {
-    const rendered = renderJsonResponse(new ResponseSink(), { ...envelope, charset: 'UTF-8' });
+    const rendered = renderJsonResponse(new BufferedResponseSink(), { ...envelope, charset: 'UTF-8' });
     expect(rendered.headers).toEqual({ 'Content-Type': 'application/json; charset=utf-8' });
   });
 
   it('adds the pipeline headers, several values of one name joined by a comma', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     sink.addRecords([new DataRecord(1)], 201, { Location: '/a', 'X-Tag': 'one' });
     sink.addRecords([new DataRecord(2)], 201, { 'x-tag': 'two' });
     expect(renderJsonResponse(sink, envelope).headers).toEqual({
@@ -201,7 +205,7 @@ describe('renderJsonResponse: headers', () => {
   });
 
   it('does not let a pipeline header replace Content-Type, Content-Length or Transfer-Encoding', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     sink.addRecords([new DataRecord(1)], 200, {
       'content-type': 'text/plain',
       'Content-Length': '1',
@@ -264,9 +268,9 @@ describe('renderJsonResponse: charsets', () => {
   it('refuses a charset it cannot encode', () => {
     expect(isSupportedResponseCharset('Shift_JIS')).toBe(false);
     expect(isSupportedResponseCharset('Utf-8')).toBe(true);
-    expect(() => renderJsonResponse(new ResponseSink(), { ...envelope, charset: 'Shift_JIS' })).toThrow(
-      expect.objectContaining({ code: 'ORIGIN_RESPONSE_CHARSET_UNSUPPORTED' }),
-    );
+    expect(() =>
+      renderJsonResponse(new BufferedResponseSink(), { ...envelope, charset: 'Shift_JIS' }),
+    ).toThrow(expect.objectContaining({ code: 'ORIGIN_RESPONSE_CHARSET_UNSUPPORTED' }));
   });
 });
 

@@ -1,5 +1,4 @@
 import { Gunzip, Unzip, UnzipInflate, type UnzipFile } from 'fflate';
-import type { CompressionConfig, CompressionFormat } from '../../origin/config';
 import type {
   DataFormat,
   ParseFailure,
@@ -10,6 +9,7 @@ import type {
 } from '../data-format';
 import { failure } from '../failure';
 import { ContainerError, type ByteSink, type OpenEntry } from './byte-sink';
+import type { CompressionConfig, CompressionFormat } from './compression-options';
 import { entryAttributes, entryPatternMatcher } from './entry-pattern';
 import { TarReader, looksLikeTar } from './tar-reader';
 

@@ -1,4 +1,4 @@
-import type { DelimitedFormatConfig, DelimiterFormatType } from './delimited-format';
+import type { DelimitedFormatConfig, DelimiterFormatType } from './delimited-options';
 import type { TokenizerSettings } from './delimited-tokenizer';
 
 type Preset = Pick<

@@ -4,7 +4,7 @@ import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-fo
 import { failure } from '../failure';
 import { TextInput } from '../text-input';
 import { dialectOf } from './delimited-dialect';
-import type { DelimitedFormatConfig } from './delimited-format';
+import type { DelimitedFormatConfig } from './delimited-options';
 import { DelimitedTokenizer, type RowPosition, type RowProblem, type RowSink } from './delimited-tokenizer';
 
 /**

@@ -1,16 +1,7 @@
 import type { DataRecord } from '../../record/data-record';
-import type { DataFormat, JsonSchema, ParseFailure } from '../data-format';
+import type { DataFormat, ParseFailure } from '../data-format';
 import { EngineRecordParser, type EngineParsedRecord } from './engine-record-parser';
-
-/** The Engine Record format's options (`dataFormat.engineRecord`): none; only the shared compression applies. */
-export type EngineRecordFormatConfig = Readonly<Record<string, never>>;
-
-/** JSON Schema of {@link EngineRecordFormatConfig}: an empty object (spec §2.3: only the compression options). */
-export const ENGINE_RECORD_FORMAT_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {},
-};
+import { ENGINE_RECORD_FORMAT_SCHEMA, type EngineRecordFormatConfig } from './engine-record-options';
 
 /**
  * The built-in `engineRecord` format: records written by `writeEngineRecords` (another pipeline's output, or

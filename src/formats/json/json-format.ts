@@ -1,42 +1,6 @@
-import type { DataFormat, JsonSchema } from '../data-format';
-import type { JsonContent } from './json-framer';
+import type { DataFormat } from '../data-format';
 import { JsonParser } from './json-parser';
-import { TEXT_INPUT_OPTIONS_SCHEMA } from '../text-input';
-
-/** The JSON format's options (`dataFormat.json`) with defaults applied. */
-export interface JsonFormatConfig {
-  /** `multipleObjects`: whitespace-separated values, one record each; `arrayOfObjects`: one record per element. */
-  readonly jsonContent: JsonContent;
-  /** Longest record text in characters; a longer one is an `ORIGIN_JSON_OBJECT_TOO_LONG` failure. */
-  readonly maxObjectLengthChars: number;
-  /** Charset of the body, as a WHATWG encoding label. */
-  readonly charset: string;
-  /** Remove ASCII control characters other than tab, LF and CR before parsing. */
-  readonly ignoreControlCharacters: boolean;
-}
-
-/** JSON Schema of {@link JsonFormatConfig}; every option has a default. */
-export const JSON_FORMAT_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    jsonContent: {
-      type: 'string',
-      enum: ['arrayOfObjects', 'multipleObjects'],
-      default: 'multipleObjects',
-      description:
-        'JSON Content: multipleObjects = a series of whitespace-separated JSON values, one record each; arrayOfObjects = one top-level array, one record per element.',
-    },
-    maxObjectLengthChars: {
-      type: 'integer',
-      minimum: 1,
-      default: 4096,
-      description:
-        'Max Object Length (chars): a record whose JSON text is longer is not parsed; it goes to the stage error handling.',
-    },
-    ...TEXT_INPUT_OPTIONS_SCHEMA,
-  },
-};
+import { JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './json-options';
 
 /**
  * The built-in `json` format. `createParser` throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when the

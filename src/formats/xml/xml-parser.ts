@@ -11,7 +11,7 @@ import {
 } from '../data-format';
 import { failure } from '../failure';
 import { XmlDelimiter } from './xml-delimiter';
-import type { XmlFormatConfig } from './xml-format';
+import type { XmlFormatConfig } from './xml-options';
 
 /** The options an {@link XmlParser} needs: the XML format's config with defaults applied. */
 export type XmlParserOptions = XmlFormatConfig;

@@ -9,7 +9,7 @@ import { delimitedFormat } from '../../../src/formats/delimited/delimited-format
 import { resolveFormatConfig } from '../../../src/formats/format-config';
 import { jsonFormat } from '../../../src/formats/json/json-format';
 import { concatResults, parseStream, parseWhole } from '../../../src/formats/parse-helpers';
-import type { CompressionConfig } from '../../../src/origin/config';
+import type { CompressionConfig } from '../../../src/formats/compression/compression-options';
 import { toTagged } from '../fixture-cases';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'formats', 'compression');

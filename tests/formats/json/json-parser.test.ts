@@ -1,7 +1,8 @@
 import { isOriginError } from '../../../src/errors/origin-error';
 import type { ParseResult } from '../../../src/formats/data-format';
 import { resolveFormatConfig } from '../../../src/formats/format-config';
-import { jsonFormat, type JsonFormatConfig } from '../../../src/formats/json/json-format';
+import { jsonFormat } from '../../../src/formats/json/json-format';
+import type { JsonFormatConfig } from '../../../src/formats/json/json-options';
 import { JsonParser } from '../../../src/formats/json/json-parser';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { field } from '../../../src/record/field';

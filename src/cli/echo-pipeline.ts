@@ -1,5 +1,5 @@
 import { SendResponse } from '../response/send-response';
-import type { Pipeline } from './runner-pool';
+import type { Pipeline } from '../pipeline/runner-pool';
 
 const sendRecords = new SendResponse();
 const sendErrorRecords = SendResponse.forErrors();

@@ -1,12 +1,12 @@
 import { DataRecord } from '../../src/record/data-record';
-import { ResponseSink } from '../../src/response/response-sink';
+import { BufferedResponseSink } from '../../src/response/buffered-response-sink';
 
 const errorRecord = (value: string, message: string): DataRecord =>
   DataRecord.createErrorRecord(new DataRecord(value), { code: 'E', message, stage: 'origin' });
 
-describe('ResponseSink', () => {
+describe('BufferedResponseSink', () => {
   it('keeps data and error records by reference, in arrival order', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     const [a, b, c] = [new DataRecord(1), new DataRecord(2), new DataRecord(3)];
     const e = errorRecord('x', 'E - bad');
     sink.addRecords([a, b], 200);
@@ -21,7 +21,7 @@ describe('ResponseSink', () => {
   });
 
   it('lists each status code once, in the order it first came', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     sink.addRecords([new DataRecord(1)], 201);
     sink.addRecords([new DataRecord(2)], 200);
     sink.addErrorRecords([new DataRecord(3)], 201);
@@ -29,7 +29,7 @@ describe('ResponseSink', () => {
   });
 
   it('appends later values of the same header name, matching names case-insensitively', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     sink.addRecords([new DataRecord(1)], 200, { 'X-Trace': 'a', Vary: 'Accept' });
     sink.addRecords([new DataRecord(2)], 200, { 'x-trace': 'b' });
     sink.addErrorRecords([new DataRecord(3)], 500, { 'X-TRACE': 'a', 'Retry-After': '5' });
@@ -37,7 +37,7 @@ describe('ResponseSink', () => {
   });
 
   it('changes nothing for a call with no records', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     sink.addRecords([], 404, { 'X-A': '1' });
     sink.addErrorRecords([], 500);
     expect(sink.isEmpty).toBe(true);
@@ -46,7 +46,7 @@ describe('ResponseSink', () => {
   });
 
   it.each([99, 1000, 200.5, Number.NaN])('refuses status code %p and adds nothing', (code) => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     expect(() => sink.addRecords([new DataRecord(1)], code)).toThrow(
       expect.objectContaining({ code: 'ORIGIN_RESPONSE_STATUS_INVALID' }),
     );
@@ -54,7 +54,7 @@ describe('ResponseSink', () => {
   });
 
   it('refuses a header Node could not send and adds nothing', () => {
-    const sink = new ResponseSink();
+    const sink = new BufferedResponseSink();
     expect(() => sink.addRecords([new DataRecord(1)], 200, { 'X-A': 'one\r\nInjected: yes' })).toThrow(
       expect.objectContaining({ code: 'ORIGIN_RESPONSE_HEADER_INVALID' }),
     );

@@ -1,10 +1,12 @@
 import { OriginError } from '../errors/origin-error';
+import { canonicalResponseCharset, type ResponseCharset } from './response-options';
 
 /**
  * A charset a response body can be written in (the encodings Node's `Buffer` writes). One table serves the JSON
- * and the XML renderer; each escapes what the charset cannot carry in its own syntax.
+ * and the XML renderer; each escapes what the charset cannot carry in its own syntax. The names and aliases are
+ * those of `RESPONSE_CHARSET_ALIASES` (response-options.ts), which the config resolves against too.
  */
-export interface ResponseCharset {
+export interface ResponseEncoding {
   /** The IANA name as the XML declaration spells it (`UTF-8`). */
   readonly name: string;
   /** The name sent in `Content-Type` (`utf-8`). */
@@ -16,7 +18,7 @@ export interface ResponseCharset {
   readonly unencodableCodePoints?: RegExp;
 }
 
-function charset(name: string, encoding: BufferEncoding, maxChar?: number): ResponseCharset {
+function charset(name: string, encoding: BufferEncoding, maxChar?: number): ResponseEncoding {
   if (maxChar === undefined) return { name, headerLabel: name.toLowerCase(), encoding };
   const first = (maxChar + 1).toString(16).padStart(4, '0');
   return {
@@ -30,31 +32,19 @@ function charset(name: string, encoding: BufferEncoding, maxChar?: number): Resp
 
 /** UTF-8: a UTF-8 body is sent as a string, which Node writes together with the headers. */
 export const UTF_8 = charset('UTF-8', 'utf8');
-const UTF_16LE = charset('UTF-16LE', 'utf16le');
-const ISO_8859_1 = charset('ISO-8859-1', 'latin1', 0xff);
-// Node's 'ascii' encoder writes latin1 bytes; escaping everything above 0x7F first keeps the body pure ASCII.
-const US_ASCII = charset('US-ASCII', 'latin1', 0x7f);
 
-// Lower-cased names and the aliases the config accepts (config-schema's RESPONSE_CHARSET_ALIASES).
-const CHARSETS: ReadonlyMap<string, ResponseCharset> = new Map([
-  ['utf-8', UTF_8],
-  ['utf8', UTF_8],
-  ['utf-16le', UTF_16LE],
-  ['utf16le', UTF_16LE],
-  ['utf-16-le', UTF_16LE],
-  ['iso-8859-1', ISO_8859_1],
-  ['iso8859-1', ISO_8859_1],
-  ['iso_8859-1', ISO_8859_1],
-  ['latin1', ISO_8859_1],
-  ['latin-1', ISO_8859_1],
-  ['us-ascii', US_ASCII],
-  ['us_ascii', US_ASCII],
-  ['ascii', US_ASCII],
-]);
+// Keyed by the canonical names of RESPONSE_CHARSET_ALIASES, which also holds every alias the config accepts.
+const CHARSETS: Readonly<Record<ResponseCharset, ResponseEncoding>> = {
+  'UTF-8': UTF_8,
+  'UTF-16LE': charset('UTF-16LE', 'utf16le'),
+  'ISO-8859-1': charset('ISO-8859-1', 'latin1', 0xff),
+  // Node's 'ascii' encoder writes latin1 bytes; escaping everything above 0x7F first keeps the body pure ASCII.
+  'US-ASCII': charset('US-ASCII', 'latin1', 0x7f),
+};
 
-/** True when `name` (any letter case) is a charset a response can be written in. */
+/** True when `name` (any letter case, or an accepted alias) is a charset a response can be written in. */
 export function isSupportedResponseCharset(name: string): boolean {
-  return CHARSETS.has(name.toLowerCase());
+  return canonicalResponseCharset(name) !== undefined;
 }
 
 /**
@@ -62,8 +52,9 @@ export function isSupportedResponseCharset(name: string): boolean {
  *
  * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` for another name.
  */
-export function responseCharset(name: string): ResponseCharset {
-  const found = CHARSETS.get(name.toLowerCase());
-  if (found === undefined) throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset: name });
-  return found;
+export function responseEncoding(name: string): ResponseEncoding {
+  const canonical = canonicalResponseCharset(name);
+  if (canonical === undefined)
+    throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset: name });
+  return CHARSETS[canonical];
 }

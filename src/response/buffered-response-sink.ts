@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { OriginError } from '../errors/origin-error';
+import type { ResponseSink } from '../pipeline/response-sink';
 import type { DataRecord } from '../record/data-record';
 
 /** The lowest and highest status code a response may carry (three digits, as HTTP/1.1 writes them). */
@@ -41,15 +42,16 @@ interface HeaderEntry {
 }
 
 /**
- * What the pipeline sends back for one batch: the data records and error records that response-sending
- * destinations passed, the status codes they passed them with, and the response headers they asked for. The
- * origin renders it into the HTTP response once the runner is done with the batch.
+ * The origin's {@link ResponseSink}: what the pipeline sends back for one batch, held in memory. It keeps the data
+ * records and error records that response-sending destinations passed, the status codes they passed them with,
+ * and the response headers they asked for. The origin makes one per request batch and renders it into the HTTP
+ * response once the runner is done with the batch.
  *
  * Records are kept as references (not copied), in arrival order; a stage must not change a record after passing
  * it. Several stages, and several runs of one stage, may add to the same sink; each call appends. A call with no
  * records changes nothing: the status and headers of a response come from the records in it, as in the engine.
  */
-export class ResponseSink {
+export class BufferedResponseSink implements ResponseSink {
   readonly #dataRecords: DataRecord[] = [];
   readonly #errorRecords: DataRecord[] = [];
   readonly #statusCodes: number[] = [];

@@ -1,0 +1,102 @@
+// The layering of DESIGN.md §3, checked by `npm run check:layers` (dependency-cruiser). docs/architecture.md
+// explains each rule. A rule names what a layer must NOT import; everything else is allowed.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'Files must not import each other in a circle: a circle has no layer order and no start to test from.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'errors-import-nothing',
+      severity: 'error',
+      comment: 'errors/ is the bottom layer: the error table and error classes import nothing else from src.',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/', pathNot: '^src/errors/' },
+    },
+    {
+      name: 'record-imports-only-errors',
+      severity: 'error',
+      comment: 'record/ (DataRecord, fields, paths) builds on errors/ only.',
+      from: { path: '^src/record/' },
+      to: { path: '^src/', pathNot: '^src/(record|errors)/' },
+    },
+    {
+      name: 'formats-not-to-request-path',
+      severity: 'error',
+      comment:
+        'Parsers know nothing of HTTP, the origin, pipelines or responses: formats/ imports only errors/ and record/ (and itself).',
+      from: { path: '^src/formats/' },
+      to: { path: '^src/(origin|http|response|pipeline|cli)/' },
+    },
+    {
+      name: 'http-not-to-origin-pipeline-response',
+      severity: 'error',
+      comment:
+        'http/ (body reading, content-encoding, request attributes) is a helper of the origin, not its user.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(origin|pipeline|response|cli)/' },
+    },
+    {
+      name: 'pipeline-imports-only-record-errors',
+      severity: 'error',
+      comment:
+        'pipeline/ owns the Batch, RunnerPool and ResponseSink contracts and builds on record/ and errors/ only; the origin and the response layer implement or fill its contracts, never the other way round, and what needs a format (the record error policy) lives in the origin.',
+      from: { path: '^src/pipeline/' },
+      to: { path: '^src/', pathNot: '^src/(pipeline|record|errors)/' },
+    },
+    {
+      name: 'response-not-to-origin',
+      severity: 'error',
+      comment:
+        'response/ renders what the pipeline sent; the origin drives it, so response/ never imports origin/.',
+      from: { path: '^src/response/' },
+      to: { path: '^src/(origin|http|cli)/' },
+    },
+    {
+      name: 'origin-not-to-cli',
+      severity: 'error',
+      comment: 'cli/ is the top: only the package root (index.ts) may re-export from it.',
+      from: { path: '^src/', pathNot: '^src/(cli/|index\\.ts$)' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'nothing-imports-the-root',
+      severity: 'error',
+      comment:
+        'src/index.ts is the public surface only; code inside src imports the module it needs directly.',
+      from: { path: '^src/', pathNot: '^src/index\\.ts$' },
+      to: { path: '^src/index\\.ts$' },
+    },
+    {
+      name: 'runtime-not-to-dev-dependency',
+      severity: 'error',
+      comment:
+        'Runtime code may import only packages listed in `dependencies`; a devDependency is absent where the package is installed.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-unlisted-package',
+      severity: 'error',
+      comment: 'Every package runtime code imports is declared in package.json.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown', 'unknown', 'undetermined'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};
