@@ -10,7 +10,8 @@
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
-// for the before/after figure of one change).
+// for the before/after figure of one change), BENCH_SERVERS (which of node,fastify,before to run beside the
+// origin; all by default).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
@@ -26,9 +27,10 @@ const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Numbe
 const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
 
 type Kind = 'origin' | 'node' | 'fastify' | 'before';
-const KINDS: readonly Kind[] = BEFORE_DIST
-  ? ['origin', 'node', 'fastify', 'before']
-  : ['origin', 'node', 'fastify'];
+const SERVERS = process.env.BENCH_SERVERS?.split(',');
+const KINDS: readonly Kind[] = (
+  BEFORE_DIST ? (['origin', 'node', 'fastify', 'before'] as const) : (['origin', 'node', 'fastify'] as const)
+).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
 
 /** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
 const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin'>; max: number }[] = [
@@ -183,7 +185,7 @@ for (const [count, rounds] of results) {
   console.log('');
 }
 const [small, large] = [...cpuMedians.entries()].sort(([a], [b]) => a - b);
-if (small && large && large[0] > small[0]) {
+if (small && large && large[0] > small[0] && KINDS.includes('node')) {
   // The origin's extra CPU over node:http split into a fixed part per request and a part per record.
   const extra = (m: Record<Kind, number>): number => m.origin - m.node;
   const perRecord = (extra(large[1]) - extra(small[1])) / (large[0] - small[0]);
