@@ -18,10 +18,13 @@ async function startOrigin() {
     ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
     : new URL('../dist/index.js', import.meta.url).href;
   const { InProcessRunnerPool, Origin, echoPipeline } = await import(dist);
-  const runners = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
+  // BENCH_ORIGIN_SLOTS: request slots and runners (10 by default, fewer than the bench's connections, so that
+  // requests also wait in the admission queue as they do on a busy origin).
+  const slots = Number(process.env.BENCH_ORIGIN_SLOTS ?? 10);
+  const runners = new InProcessRunnerPool(slots, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
-      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 10 },
+      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots },
       dataFormat: {
         format: 'json',
         json: { jsonContent: 'arrayOfObjects', maxObjectLengthChars: 1_000_000 },

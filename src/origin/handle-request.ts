@@ -24,10 +24,16 @@ import type { OriginConfig } from './config';
 import type { BatchDeadlines, GiveUp } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
+import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 
-/** Notifications the request path gives the origin (events and diagnostics). */
+/**
+ * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
+ * listens to right now; the request path builds a notification's object only then (most origins have no
+ * listener, and those objects were a measurable share of a small request).
+ */
 export interface RequestObserver {
+  readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
   request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
   batch(info: {
     requestId: string;
@@ -54,6 +60,8 @@ export interface RequestContext {
   /** The batches running now and their response deadlines; `destroy()` gives up on each of them. */
   readonly runningBatches: BatchDeadlines;
   readonly batchSignals: BatchSignals;
+  /** The requests being handled now; `handleRequest` enters on arrival and leaves once the answer is written. */
+  readonly inFlight: InFlight;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -70,15 +78,18 @@ export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  ctx.inFlight.enter();
   const startedAt = performance.now();
   const requestId = ctx.nextRequestId();
   const [path = '/', queryString = ''] = splitUrl(req.url ?? '/');
-  ctx.observer.request({
-    requestId,
-    method: req.method ?? '',
-    path,
-    remoteHost: req.socket.remoteAddress ?? '',
-  });
+  if (ctx.observer.listening.request) {
+    ctx.observer.request({
+      requestId,
+      method: req.method ?? '',
+      path,
+      remoteHost: req.socket.remoteAddress ?? '',
+    });
+  }
   let bodyRead = false;
   try {
     const codings = refuseEarly(ctx, req, queryString);
@@ -93,13 +104,15 @@ export async function handleRequest(
       send(ctx, res, rendered, {});
       const durationMs = performance.now() - startedAt;
       ctx.metrics.countRequest('answered', rendered.status, durationMs);
-      ctx.observer.batch({
-        requestId,
-        records: batch.records.length,
-        errorRecords: batch.errorRecords.length,
-        status: rendered.status,
-        durationMs,
-      });
+      if (ctx.observer.listening.batch) {
+        ctx.observer.batch({
+          requestId,
+          records: batch.records.length,
+          errorRecords: batch.errorRecords.length,
+          status: rendered.status,
+          durationMs,
+        });
+      }
     } finally {
       release();
     }
@@ -107,6 +120,8 @@ export async function handleRequest(
     const error = asOriginError(thrown);
     refuse(ctx, req, res, error, { requestId, bodyRead, startedAt });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
+  } finally {
+    ctx.inFlight.leave();
   }
 }
 
@@ -128,12 +143,14 @@ export function refuse(
   send(ctx, res, rendered, headers);
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
   ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
-  ctx.observer.rejection({
-    requestId: request.requestId,
-    code: error.code,
-    status: error.httpStatus,
-    message: error.message,
-  });
+  if (ctx.observer.listening.rejection) {
+    ctx.observer.rejection({
+      requestId: request.requestId,
+      code: error.code,
+      status: error.httpStatus,
+      message: error.message,
+    });
+  }
 }
 
 /** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
@@ -173,7 +190,8 @@ function readBatch(
   const baseAttributes = requestAttributes(req, {
     copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
   });
-  return parseBody(ctx, req, codings).then((parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
+  // One promise for the body: parsing the end and making the batch run in the body reader's own reaction.
+  return parseBody(ctx, req, codings, (parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
 }
 
 function batchOf(
@@ -221,11 +239,12 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
  */
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
-function parseBody(
+function parseBody<T>(
   ctx: RequestContext,
   req: IncomingMessage,
   codings: readonly ContentCoding[],
-): Promise<ParseResult> {
+  then: (parsed: ParseResult) => T,
+): Promise<T> {
   // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
   const source: ParseSource = { remoteAddress: req.socket.remoteAddress, originState: ctx.body.originState };
   const parser = ctx.body.createParser(source);
@@ -249,7 +268,7 @@ function parseBody(
     }
     collect(parser.push(chunk));
   };
-  return consumeDecodedBody(req, { ...ctx.body.limit, codings }, onChunk).then((bytes) => {
+  const finish = (bytes: number): ParseResult => {
     ctx.metrics.countBytes(bytes);
     if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
@@ -257,7 +276,10 @@ function parseBody(
       return parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
     collect(parser.end());
     return { records, failures };
-  });
+  };
+  return consumeDecodedBody(req, { ...ctx.body.limit, codings }, onChunk).then((bytes) =>
+    then(finish(bytes)),
+  );
 }
 
 function emptyPayloadRecord(): ParsedRecord {

@@ -15,6 +15,7 @@ import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, type RequestContext } from './handle-request';
+import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 
@@ -58,11 +59,14 @@ export interface OriginOptions {
 export class Origin {
   readonly config: OriginConfig;
   readonly #events = new EventEmitter();
+  // Which request events have a listener, kept by the emitter's own add/remove notifications (so `once`
+  // listeners count until they fire): the request path builds an event's object only when someone listens.
+  readonly #listening = { request: false, batch: false, rejection: false };
   readonly #runners: RunnerPool;
   readonly #metrics = new OriginMetrics();
   readonly #admission: Admission;
   readonly #runningBatches: BatchDeadlines;
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
@@ -84,6 +88,10 @@ export class Origin {
       queueTimeoutMs: http.queueTimeoutMs,
     });
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
+    this.#events.on('newListener', (event: string) => this.#updateListening(event, true));
+    this.#events.on('removeListener', (event: string) =>
+      this.#updateListening(event, this.#events.listenerCount(event) > 0),
+    );
     this.#context = {
       config: this.config,
       body,
@@ -92,6 +100,7 @@ export class Origin {
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {
+        listening: this.#listening,
         request: (info) => this.#emit('request', info),
         batch: (info) => this.#emit('batch', info),
         rejection: (info) => this.#emit('rejection', info),
@@ -99,6 +108,7 @@ export class Origin {
       runningBatches: this.#runningBatches,
       renderer: responseRendererFor(this.config.httpResponse),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
+      inFlight: this.#inFlight,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -163,11 +173,7 @@ export class Origin {
    * origin is closing. The returned promise settles when the answer has been written; it never rejects.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const handled = handleRequest(this.#context, req, res);
-    this.#inFlight.add(handled);
-    // handleRequest never rejects, so a plain `then` (cheaper than `finally`) is enough.
-    void handled.then(() => this.#inFlight.delete(handled));
-    return handled;
+    return handleRequest(this.#context, req, res);
   }
 
   /**
@@ -202,7 +208,7 @@ export class Origin {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
     this.#lease?.closeIdleConnections();
-    const drained = Promise.allSettled([...this.#inFlight]).then(() => true);
+    const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
       await this.#lease?.release(false);
@@ -241,6 +247,10 @@ export class Origin {
           startedAt: performance.now(),
         }),
     };
+  }
+
+  #updateListening(event: string, listened: boolean): void {
+    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listening[event] = listened;
   }
 
   #emit<E extends keyof OriginEvents>(event: E, info: OriginEvents[E]): void {
