@@ -2,7 +2,7 @@ import type { DataRecord } from '../record/data-record';
 import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { UTF_8, responseEncoding, type ResponseEncoding } from './response-encoding';
-import { renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
+import { contentTypeOf, renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
 
 export { isSupportedResponseCharset } from './response-encoding';
 
@@ -118,9 +118,24 @@ const WRITERS: Readonly<Record<JsonResponseConfig['jsonContent'], EnvelopeWriter
  *   when a record value cannot be written as JSON.
  */
 export function renderJsonResponse(sink: ResponseSink, config: JsonResponseConfig): RenderedResponse {
+  return jsonRenderer(config)(sink);
+}
+
+/**
+ * {@link renderJsonResponse} with the charset, `Content-Type` and writer of `config` resolved once: the renderer
+ * an origin keeps for all its responses.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` at once for an unsupported charset.
+ */
+export function jsonRenderer(config: JsonResponseConfig): (sink: ResponseSink) => RenderedResponse {
   const charset = responseEncoding(config.charset);
-  const { status, text } = renderSink(sink, config.sendRawResponse, WRITERS[config.jsonContent]);
-  return { status, headers: responseHeaders(JSON_MIME_TYPE, charset, sink), body: encode(text, charset) };
+  const contentType = contentTypeOf(JSON_MIME_TYPE, charset);
+  const writer = WRITERS[config.jsonContent];
+  const raw = config.sendRawResponse;
+  return (sink) => {
+    const { status, text } = renderSink(sink, raw, writer);
+    return { status, headers: responseHeaders(contentType, sink), body: encode(text, charset) };
+  };
 }
 
 /**
@@ -141,7 +156,7 @@ export function renderJsonEnvelopeError(
   const charset = responseEncoding(config.charset);
   return {
     status,
-    headers: responseHeaders(JSON_MIME_TYPE, charset, undefined),
+    headers: responseHeaders(contentTypeOf(JSON_MIME_TYPE, charset), undefined),
     body: encode(envelopeText(status, '[]', '[]', errorMessage), charset),
   };
 }

@@ -60,18 +60,19 @@ export function firstErrorMessage(records: readonly DataRecord[]): string | unde
 // The HTTP layer owns these: a pipeline header must not describe a body other than the one rendered here.
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
 
+/** `<mimeType>; charset=<charset>`, the `Content-Type` of a response; made once per renderer, not per response. */
+export function contentTypeOf(mimeType: string, charset: ResponseEncoding): string {
+  return `${mimeType}; charset=${charset.headerLabel}`;
+}
+
 /**
- * The headers of a response: `Content-Type: <mimeType>; charset=<charset>` first, then the headers the pipeline
+ * The headers of a response: `Content-Type` first (see {@link contentTypeOf}), then the headers the pipeline
  * asked for in `sink` (several values of one name joined by `, `), except `Content-Type`, `Content-Length` and
  * `Transfer-Encoding`, which describe the rendered body. A new object the caller may add to.
  */
-export function responseHeaders(
-  mimeType: string,
-  charset: ResponseEncoding,
-  sink: ResponseSink | undefined,
-): Record<string, string> {
+export function responseHeaders(contentType: string, sink: ResponseSink | undefined): Record<string, string> {
   const headers = Object.create(null) as Record<string, string>;
-  headers['Content-Type'] = `${mimeType}; charset=${charset.headerLabel}`;
+  headers['Content-Type'] = contentType;
   if (sink === undefined) return headers;
   const asked = sink.headers;
   for (const name of Object.keys(asked)) {

@@ -1,4 +1,4 @@
-import { renderJsonEnvelopeError, renderJsonResponse, type RenderedResponse } from './json-response';
+import { jsonRenderer, renderJsonEnvelopeError, type RenderedResponse } from './json-response';
 import type { HttpResponseConfig } from './response-options';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { renderXmlEnvelopeError, renderXmlResponse, renderXmlResponseUnvalidated } from './xml-response';
@@ -24,7 +24,7 @@ export interface ResponseRenderer {
 export function responseRendererFor(config: HttpResponseConfig): ResponseRenderer {
   if (config.dataFormat === 'json') {
     return {
-      response: (sink) => renderJsonResponse(sink, config),
+      response: jsonRenderer(config),
       rejection: (status, message) => renderJsonEnvelopeError(status, message, config),
     };
   }

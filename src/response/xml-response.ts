@@ -4,7 +4,13 @@ import { isTypedField, type FieldAttributes, type FieldValue } from '../record/f
 import type { RenderedResponse } from './json-response';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { responseEncoding, type ResponseEncoding } from './response-encoding';
-import { renderSink, responseHeaders, type EnvelopeWriter, type RenderedText } from './response-envelope';
+import {
+  contentTypeOf,
+  renderSink,
+  responseHeaders,
+  type EnvelopeWriter,
+  type RenderedText,
+} from './response-envelope';
 
 /** The parts of the HTTP Response config the XML renderer reads (`httpResponse` with defaults applied). */
 export interface XmlResponseConfig {
@@ -248,7 +254,7 @@ function renderXmlText(sink: ResponseSink, config: XmlResponseConfig): XmlText {
   const charset = responseEncoding(config.charset);
   const writer = config.prettyFormat ? WRITERS.pretty : WRITERS.compact;
   const { status, text } = renderSink(sink, config.sendRawResponse, writer);
-  return { status, text, charset, headers: responseHeaders(XML_MIME_TYPE, charset, sink) };
+  return { status, text, charset, headers: responseHeaders(contentTypeOf(XML_MIME_TYPE, charset), sink) };
 }
 
 function validateRendered(rendered: XmlText, config: XmlResponseConfig): Promise<void> {
@@ -294,7 +300,7 @@ export function renderXmlEnvelopeError(
   const message = errorMessage.replace(new RegExp(NOT_XML_CHAR.source, 'gu'), '\ufffd');
   return {
     status,
-    headers: responseHeaders(XML_MIME_TYPE, charset, undefined),
+    headers: responseHeaders(contentTypeOf(XML_MIME_TYPE, charset), undefined),
     body: encode(envelopeBody(status, [], [], message, config.prettyFormat), charset, config.prettyFormat),
   };
 }
