@@ -1,5 +1,6 @@
 import { createCompressionParser } from '../formats/compression/compression-parser';
 import type { DataFormat, ParseSource, Parser } from '../formats/data-format';
+import type { BodyReadOptions } from '../http/body-reader';
 import type { OriginConfig } from './config';
 
 /**
@@ -11,6 +12,8 @@ import type { OriginConfig } from './config';
 export interface BodyPlan {
   /** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts), and as configured. */
   readonly limit: { readonly maxRequestBytes: number; readonly limitMb: number };
+  /** The body reader's options for a body without Content-Encoding: made once, used by nearly every request. */
+  readonly unencoded: BodyReadOptions;
   /** Makes the parser of one request body. */
   readonly createParser: (source: ParseSource) => Parser;
   /** The state formats keep per origin (NetFlow v9 templates), shared by every request's {@link ParseSource}. */
@@ -34,5 +37,6 @@ export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan 
           createCompressionParser(format, formatConfig, compression, source, {
             maxDecodedBytes: maxRequestBytes,
           });
-  return { limit: { maxRequestBytes, limitMb }, createParser, originState: new Map() };
+  const limit = { maxRequestBytes, limitMb };
+  return { limit, unencoded: { ...limit, codings: [] }, createParser, originState: new Map() };
 }

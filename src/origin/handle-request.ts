@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type { ParseFailure, ParseResult, ParseSource, ParsedRecord } from '../formats/data-format';
+import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
@@ -247,39 +247,68 @@ function parseBody<T>(
 ): Promise<T> {
   // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
   const source: ParseSource = { remoteAddress: req.socket.remoteAddress, originState: ctx.body.originState };
-  const parser = ctx.body.createParser(source);
-  const records: ParsedRecord[] = [];
-  const failures: ParseFailure[] = [];
-  const collect = (result: ParseResult): void => {
-    for (const record of result.records) records.push(record);
-    for (const failure of result.failures) failures.push(failure);
-  };
-  let gathered: Uint8Array[] | undefined = parser.parseAll ? [] : undefined;
-  let gatheredBytes = 0;
-  const onChunk = (chunk: Uint8Array): void => {
-    gatheredBytes += chunk.length;
-    if (gathered && gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
+  const parse = new BodyParse(ctx.body.createParser(source));
+  // An unencoded body (nearly every request) reads with the plan's own options object.
+  const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+  return consumeDecodedBody(req, options, parse.onChunk).then((bytes) => {
+    ctx.metrics.countBytes(bytes);
+    return then(parse.finish(bytes));
+  });
+}
+
+/**
+ * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
+ * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
+ * and arrays, most of which a small body never uses.
+ */
+class BodyParse {
+  readonly #parser: Parser;
+  #gathered: Uint8Array[] | undefined;
+  #gatheredBytes = 0;
+  #records: ParsedRecord[] | undefined;
+  #failures: ParseFailure[] | undefined;
+
+  constructor(parser: Parser) {
+    this.#parser = parser;
+    this.#gathered = parser.parseAll ? [] : undefined;
+  }
+
+  /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
+  readonly onChunk = (chunk: Uint8Array): void => {
+    this.#gatheredBytes += chunk.length;
+    const gathered = this.#gathered;
+    if (gathered && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
       gathered.push(chunk);
       return;
     }
     if (gathered) {
-      for (const early of gathered) collect(parser.push(early));
-      gathered = undefined;
+      for (const early of gathered) this.#collect(this.#parser.push(early));
+      this.#gathered = undefined;
     }
-    collect(parser.push(chunk));
+    this.#collect(this.#parser.push(chunk));
   };
-  const finish = (bytes: number): ParseResult => {
-    ctx.metrics.countBytes(bytes);
+
+  /** The body's records and failures, once all its `bytes` were taken. */
+  finish(bytes: number): ParseResult {
     if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+    const gathered = this.#gathered;
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
-    if (gathered && parser.parseAll)
-      return parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
-    collect(parser.end());
-    return { records, failures };
-  };
-  return consumeDecodedBody(req, { ...ctx.body.limit, codings }, onChunk).then((bytes) =>
-    then(finish(bytes)),
-  );
+    if (gathered && this.#parser.parseAll)
+      return this.#parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
+    this.#collect(this.#parser.end());
+    return { records: this.#records ?? [], failures: this.#failures ?? [] };
+  }
+
+  #collect(result: ParseResult): void {
+    if (result.records.length > 0) {
+      const records = (this.#records ??= []);
+      for (const record of result.records) records.push(record);
+    }
+    if (result.failures.length > 0) {
+      const failures = (this.#failures ??= []);
+      for (const failure of result.failures) failures.push(failure);
+    }
+  }
 }
 
 function emptyPayloadRecord(): ParsedRecord {
