@@ -65,12 +65,12 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
-      name: 'nothing-imports-the-root',
+      name: 'nothing-imports-an-entry-point',
       severity: 'error',
       comment:
-        'src/index.ts is the public surface only; code inside src imports the module it needs directly.',
+        'src/index.ts and src/formats/index.ts are the entry points of the package (`.` and `./formats`) only; code inside src imports the module it needs directly.',
       from: { path: '^src/', pathNot: '^src/index\\.ts$' },
-      to: { path: '^src/index\\.ts$' },
+      to: { path: '^src/(formats/)?index\\.ts$' },
     },
     {
       name: 'runtime-not-to-dev-dependency',

@@ -33,61 +33,8 @@ export {
 } from './record/data-record';
 export { fieldValueToJson, fieldValuesToJsonArray } from './record/json-text';
 
-// Data formats.
-export type {
-  DataFormat,
-  Parser,
-  ParseResult,
-  ParseFailure,
-  ParsedRecord,
-  ParsedRecordError,
-  ParseSource,
-  JsonSchema,
-} from './formats/data-format';
-export { MAX_EXCERPT_CHARS } from './formats/data-format';
-export { FormatRegistry } from './formats/format-registry';
-export { BUILT_IN_FORMATS, defaultRegistry } from './formats/built-in';
-export { parseWhole, parseStream, type ParsePacking } from './formats/parse-helpers';
-export { resolveFormatConfig } from './formats/format-config';
-export {
-  failure,
-  truncateExcerpt,
-  excerptFromBytes,
-  MAX_EXCERPT_BYTES,
-  type FailureInit,
-} from './formats/failure';
-export { jsonFormat } from './formats/json/json-format';
-export { JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './formats/json/json-options';
-export { binaryFormat } from './formats/binary/binary-format';
-export { BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './formats/binary/binary-options';
-export { delimitedFormat } from './formats/delimited/delimited-format';
-export {
-  DELIMITED_FORMAT_SCHEMA,
-  type DelimitedFormatConfig,
-  type DelimiterFormatType,
-} from './formats/delimited/delimited-options';
-export { xmlFormat } from './formats/xml/xml-format';
-export { XML_FORMAT_SCHEMA, type XmlFormatConfig } from './formats/xml/xml-options';
-export type { XmlNamespace } from './formats/xml/xml-delimiter';
-export { avroFormat } from './formats/avro/avro-format';
-export { AVRO_FORMAT_SCHEMA, type AvroFormatConfig } from './formats/avro/avro-options';
-export { protobufFormat } from './formats/protobuf/protobuf-format';
-export { PROTOBUF_FORMAT_SCHEMA, type ProtobufFormatConfig } from './formats/protobuf/protobuf-options';
-export { engineRecordFormat, readEngineRecords } from './formats/engine-record/engine-record-format';
-export {
-  ENGINE_RECORD_FORMAT_SCHEMA,
-  type EngineRecordFormatConfig,
-} from './formats/engine-record/engine-record-options';
-export { writeEngineRecords, ENGINE_RECORD_MAGIC_JSON_V1 } from './formats/engine-record/engine-record-codec';
-export { datagramFormat } from './formats/datagram/datagram-format';
-export {
-  DATAGRAM_FORMAT_SCHEMA,
-  type DatagramFormatConfig,
-  type DatagramPacketFormat,
-  type RecordGenerationMode,
-} from './formats/datagram/datagram-options';
-export { createCompressionParser, type CompressionLimits } from './formats/compression/compression-parser';
-export type { CompressionConfig } from './formats/compression/compression-options';
+// Data formats: the `rest-service-origin/formats` entry point, re-exported whole.
+export * from './formats/index';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';

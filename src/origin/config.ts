@@ -1,7 +1,7 @@
-// ajv has no `exports` map, so Node's ESM loader needs the file name of this subpath in full.
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
+import { compileConfigSchema, configProblems } from '../formats/config-validation';
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import {
@@ -153,9 +153,7 @@ function compiledFor(registry: FormatRegistry): CompiledSchema {
   const cached = compiledSchemas.get(registry);
   if (cached && cached.names === names) return cached;
   const schema = buildConfigSchema(registry);
-  // verbose: the error's parentSchema names the known keys, for the "did you mean" hint on unknown ones.
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true });
-  const compiled = { names, schema, validate: ajv.compile(schema) };
+  const compiled = { names, schema, validate: compileConfigSchema(schema) };
   compiledSchemas.set(registry, compiled);
   return compiled;
 }
@@ -191,7 +189,7 @@ export function resolveConfig(input: unknown, registry: FormatRegistry): OriginC
   const { schema, validate } = compiledFor(registry);
   const valid = validate(config);
   const problems = [
-    ...(valid ? [] : schemaProblems(validate.errors ?? [])),
+    ...(valid ? [] : configProblems(validate.errors ?? [], 'config')),
     ...crossFieldProblems(config),
     ...formatProblems(config, registry),
   ];
@@ -210,84 +208,6 @@ function normalizeCharset(config: unknown): void {
   if (typeof charset !== 'string') return;
   const canonical = canonicalResponseCharset(charset);
   if (canonical) response['charset'] = canonical;
-}
-
-/** Escapes one JSON Pointer segment (RFC 6901). */
-function pointerSegment(key: string): string {
-  return '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function quoteAll(values: readonly unknown[]): string {
-  return values.map((value) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value))).join(', ');
-}
-
-function schemaProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
-  const problems: ConfigProblem[] = [];
-  const seen = new Set<string>();
-  for (const error of errors) {
-    const problem = schemaProblem(error);
-    const key = `${problem.path}\u0000${problem.message}`;
-    if (!seen.has(key)) problems.push(problem);
-    seen.add(key);
-  }
-  return problems;
-}
-
-function schemaProblem(error: ErrorObject): ConfigProblem {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return {
-        path: error.instancePath + pointerSegment(String(params['missingProperty'])),
-        message: 'is required',
-      };
-    case 'additionalProperties': {
-      const key = String(params['additionalProperty']);
-      return {
-        path: error.instancePath + pointerSegment(key),
-        message: `is not a known option${suggestion(key, error.parentSchema)}`,
-      };
-    }
-    case 'enum': {
-      const allowed = (params['allowedValues'] as unknown[] | undefined) ?? [];
-      return {
-        path: error.instancePath,
-        message: allowed.length === 0 ? 'has no allowed value' : `must be one of ${quoteAll(allowed)}`,
-      };
-    }
-    case 'minLength':
-      if (params['limit'] === 1) return { path: error.instancePath, message: 'must not be empty' };
-      break;
-  }
-  return { path: error.instancePath, message: error.message ?? `fails ${error.keyword}` };
-}
-
-/** `" (did you mean 'port'?)"` when a known key of the object is within two edits of `key`. */
-function suggestion(key: string, parentSchema: unknown): string {
-  if (!isObject(parentSchema) || !isObject(parentSchema['properties'])) return '';
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const known of Object.keys(parentSchema['properties'])) {
-    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-    if (distance < bestDistance) {
-      best = known;
-      bestDistance = distance;
-    }
-  }
-  return best === undefined ? '' : ` (did you mean '${best}'?)`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /**

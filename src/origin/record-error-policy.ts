@@ -1,8 +1,6 @@
 import type { ParseFailure, ParsedRecord, ParsedRecordError } from '../formats/data-format';
 import { DataRecord } from '../record/data-record';
-
-/** What the stage does with a record that failed to parse (spec §2.1 On Record Error). */
-export type OnRecordError = 'discard' | 'sendToError' | 'stopPipeline';
+import type { OnRecordError } from './config';
 
 /** The records of one input after the On Record Error policy, ready to become a batch. */
 export interface PolicyOutcome {

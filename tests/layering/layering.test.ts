@@ -73,6 +73,7 @@ describe('a copy of the source tree with forbidden imports', () => {
     inject('src/http/crc32c.ts', "import { Origin } from '../origin/origin';");
     inject('src/origin/methods.ts', "import { echoPipeline } from '../cli/echo-pipeline';");
     inject('src/origin/admission.ts', "import { Origin } from '../index';");
+    inject('src/formats/built-in.ts', "import { parseWhole } from './index';");
     inject('src/http/content-encoding.ts', "import { request } from 'undici';");
     // A circle of two new files.
     writeFileSync(
@@ -116,7 +117,8 @@ describe('a copy of the source tree with forbidden imports', () => {
     ['record-imports-only-errors', 'src/record/field-path.ts', 'src/formats/data-format.ts'],
     ['http-not-to-origin-pipeline-response', 'src/http/crc32c.ts', 'src/origin/origin.ts'],
     ['origin-not-to-cli', 'src/origin/methods.ts', 'src/cli/echo-pipeline.ts'],
-    ['nothing-imports-the-root', 'src/origin/admission.ts', 'src/index.ts'],
+    ['nothing-imports-an-entry-point', 'src/origin/admission.ts', 'src/index.ts'],
+    ['nothing-imports-an-entry-point', 'src/formats/built-in.ts', 'src/formats/index.ts'],
     ['runtime-not-to-dev-dependency', 'src/http/content-encoding.ts', 'undici'],
     ['no-circular', 'src/formats/ping.ts', 'src/formats/pong.ts'],
   ])('reports %s for %s → %s', (rule, from, to) => {

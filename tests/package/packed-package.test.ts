@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 
 // Packs the package as npm publishes it (prepack builds it) and imports it from an ESM and a CJS consumer. The
@@ -60,4 +61,100 @@ it('installs the rest-origin command', () => {
     },
   );
   expect(out).toContain('Usage: rest-origin serve --config <file.json>');
+});
+
+// `rest-service-origin/formats`: the formats without the origin. Both entries share one copy of the code (chunk
+// files), so the registry a host fills through one is the registry the other sees.
+const formatsProgram = (load: string): string => `${load}
+const result = formats.parseWhole(formats.jsonFormat, { jsonContent: 'arrayOfObjects' }, Buffer.from('[{"a":1},{"b":2}]'));
+console.log(JSON.stringify({
+  values: result.records.map((r) => r.value),
+  builtIns: formats.BUILT_IN_FORMATS.map((f) => f.name).sort(),
+  registryIsShared: formats.defaultRegistry === root.defaultRegistry && formats.FormatRegistry === root.FormatRegistry,
+  rootHasEveryFormatsExport: Object.keys(formats).every((name) => root[name] === formats[name]),
+}));
+`;
+
+const formatsExpected = {
+  values: [{ a: 1 }, { b: 2 }],
+  builtIns: ['avro', 'binary', 'datagram', 'delimited', 'engineRecord', 'json', 'protobuf', 'xml'],
+  registryIsShared: true,
+  rootHasEveryFormatsExport: true,
+};
+
+it("imports rest-service-origin/formats from an ESM consumer, sharing the root entry point's registry", () => {
+  writeFileSync(
+    join(consumer, 'formats-esm.mjs'),
+    formatsProgram(
+      "import * as formats from 'rest-service-origin/formats';\nimport * as root from 'rest-service-origin';",
+    ),
+  );
+  const out = execFileSync(process.execPath, ['formats-esm.mjs'], { cwd: consumer, encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual(formatsExpected);
+});
+
+it("requires rest-service-origin/formats from a CJS consumer, sharing the root entry point's registry", () => {
+  writeFileSync(
+    join(consumer, 'formats-cjs.cjs'),
+    formatsProgram(
+      "const formats = require('rest-service-origin/formats');\nconst root = require('rest-service-origin');",
+    ),
+  );
+  const out = execFileSync(process.execPath, ['formats-cjs.cjs'], { cwd: consumer, encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual(formatsExpected);
+});
+
+// A process can load both builds (an ESM host with a CJS plugin): each has its own OriginError class, and
+// isOriginError of either recognises an error made by the other.
+it('recognises an OriginError made by the other module format (dist/index.js and dist/index.cjs)', () => {
+  writeFileSync(
+    join(consumer, 'both-builds.mjs'),
+    `import { createRequire } from 'node:module';
+import * as esm from 'rest-service-origin';
+const cjs = createRequire(import.meta.url)('rest-service-origin');
+const fromEsm = new esm.ConfigError([{ path: '/http/port', message: 'must be <= 65535' }]);
+const fromCjs = new cjs.OriginError('ORIGIN_APP_ID_MISSING');
+console.log(JSON.stringify({
+  twoClasses: esm.OriginError !== cjs.OriginError && !(fromCjs instanceof esm.OriginError),
+  esmSeesCjs: esm.isOriginError(fromCjs),
+  esmSeesCjsCode: esm.isOriginError(fromCjs, 'ORIGIN_APP_ID_MISSING'),
+  esmRejectsOtherCode: esm.isOriginError(fromCjs, 'ORIGIN_CONFIG_INVALID'),
+  cjsSeesEsm: cjs.isOriginError(fromEsm, 'ORIGIN_CONFIG_INVALID'),
+  plainErrorIsNot: esm.isOriginError(new Error('x')) || cjs.isOriginError({ code: 'ORIGIN_APP_ID_MISSING' }),
+}));
+`,
+  );
+  const out = execFileSync(process.execPath, ['both-builds.mjs'], { cwd: consumer, encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual({
+    twoClasses: true,
+    esmSeesCjs: true,
+    esmSeesCjsCode: true,
+    esmRejectsOtherCode: false,
+    cjsSeesEsm: true,
+    plainErrorIsNot: false,
+  });
+});
+
+/** The package name of a bare import specifier (`ajv/dist/2020.js` → `ajv`, `@scope/pkg/x` → `@scope/pkg`). */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+// `dependencies` is what an installation of the package downloads: exactly the packages its built code imports
+// (statically, dynamically or by require), so nothing is missing and no test or build tool rides along.
+it('declares as dependencies exactly the packages the built code imports', () => {
+  const dist = join(consumer, 'node_modules', 'rest-service-origin', 'dist');
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g;
+  const imported = new Set<string>();
+  for (const file of readdirSync(dist).filter((name) => /\.(c?js)$/.test(name))) {
+    for (const match of readFileSync(join(dist, file), 'utf8').matchAll(specifier)) {
+      const name = packageOf(match[1]!.replace(/^node:/, ''));
+      if (!builtinModules.includes(name)) imported.add(name);
+    }
+  }
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  expect([...imported].sort()).toEqual(Object.keys(manifest.dependencies ?? {}).sort());
 });

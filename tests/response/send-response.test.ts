@@ -1,4 +1,5 @@
-import { createIdleBatch } from '../../src/pipeline/batch';
+import { createIdleBatch, createRequestBatch } from '../../src/pipeline/batch';
+import type { ResponseSink } from '../../src/pipeline/response-sink';
 import { DataRecord } from '../../src/record/data-record';
 import { batchOf, errorRecord } from '../pipeline/batch-fixtures';
 import { SendErrorResponse, SendResponse } from '../../src/response/send-response';
@@ -81,5 +82,37 @@ describe('SendResponse.forErrors', () => {
     expect(() => new SendErrorResponse({ statusCode: 42 })).toThrow(
       expect.objectContaining({ code: 'ORIGIN_RESPONSE_STATUS_INVALID' }),
     );
+  });
+});
+
+// The batch carries the pipeline's ResponseSink interface; a host may give its batches a sink of its own.
+describe('SendResponse with a host-made response sink', () => {
+  function recordingSink(): ResponseSink & { calls: unknown[][] } {
+    const calls: unknown[][] = [];
+    return {
+      calls,
+      addRecords: (records, statusCode, headers) => void calls.push(['data', records, statusCode, headers]),
+      addErrorRecords: (records, statusCode, headers) =>
+        void calls.push(['error', records, statusCode, headers]),
+      dataRecords: [],
+      errorRecords: [],
+      statusCodes: [],
+      headers: {},
+      isEmpty: true,
+    };
+  }
+
+  it('writes data and error records through the interface', () => {
+    const sink = recordingSink();
+    const records = [new DataRecord({ a: 1 })];
+    const errors = [errorRecord('x', 'bad')];
+    const { request } = batchOf([]);
+    const batch = createRequestBatch({ records, errorRecords: errors, request: request!, response: sink });
+    new SendResponse({ headers: { 'X-A': '1' } }).write(batch);
+    SendResponse.forErrors().write(batch);
+    expect(sink.calls).toEqual([
+      ['data', records, 200, { 'X-A': '1' }],
+      ['error', errors, 500, undefined],
+    ]);
   });
 });
