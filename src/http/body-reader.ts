@@ -367,7 +367,9 @@ export function consumeDecodedBody(
       }
     };
     const onEnd = (): void => {
-      detach();
+      // Not detached: after 'end' no data comes, and a later 'close' or 'error' finds the promise settled (and
+      // `readableEnded` true); four removeListener calls per request cost more than listeners left to the
+      // request's own garbage.
       if (body.complete === false) reject(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
       else resolve(received);
     };
