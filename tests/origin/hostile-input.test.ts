@@ -1,0 +1,36 @@
+import { SendResponse, type Pipeline } from 'rest-service-origin';
+import { send, startOrigin, type TestOrigin } from './origin-helpers';
+
+const sendRecords = new SendResponse();
+const sendErrorRecords = SendResponse.forErrors({ statusCode: 400 });
+/**
+ * A pipeline whose error handling answers error records with 400: parse failures reach the pipeline as error
+ * records (decision 0017), so this is the client's answer when a parser refuses hostile input.
+ */
+const answer400OnErrors: Pipeline = (batch) => {
+  sendRecords.write(batch);
+  sendErrorRecords.write(batch);
+};
+
+/** Issue 12: bodies built to hang, exhaust or crash the parser get a 4xx envelope, and the origin stays up. */
+describe('origin under hostile input', () => {
+  let running: TestOrigin | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+
+  it('answers 400 to an Avro header whose map count is 2^60, without hanging', async () => {
+    running = await startOrigin({ dataFormat: { format: 'avro' } }, answer400OnErrors);
+    const body = Buffer.concat([
+      Buffer.from('Obj\x01', 'latin1'),
+      Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]),
+      Buffer.alloc(20),
+    ]);
+    expect(body).toHaveLength(33);
+    const answer = await send(running.url, { body });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
+    expect(answer.text).toContain('ORIGIN_AVRO_MALFORMED');
+  });
+});
