@@ -1,3 +1,4 @@
+import avro from 'avsc';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 
@@ -32,5 +33,26 @@ describe('origin under hostile input', () => {
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
     expect(answer.text).toContain('ORIGIN_AVRO_MALFORMED');
+  });
+
+  it('answers at once an Avro container whose schema has 2^60 paths through its named records', async () => {
+    running = await startOrigin({ dataFormat: { format: 'avro' } }, answer400OnErrors);
+    let schema: unknown = { type: 'record', name: 'R0', fields: [{ name: 'x', type: 'int' }] };
+    for (let i = 1; i <= 60; i++) {
+      const fields = [
+        { name: 'a', type: schema },
+        { name: 'b', type: `R${i - 1}` },
+      ];
+      schema = { type: 'record', name: `R${i}`, fields };
+    }
+    const sync = Buffer.alloc(16, 7);
+    const header = avro.Type.forSchema({ type: 'map', values: 'bytes' }).toBuffer({
+      'avro.schema': Buffer.from(JSON.stringify({ type: 'array', items: schema })),
+    });
+    // One block: one value, the empty array (count 1, size 1, the byte 0).
+    const body = Buffer.concat([Buffer.from('Obj\x01', 'latin1'), header, sync, Buffer.of(2, 2, 0), sync]);
+    const answer = await send(running.url, { body });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ httpStatusCode: 200, data: [[]] });
   });
 });
