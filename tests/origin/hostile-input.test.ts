@@ -55,4 +55,14 @@ describe('origin under hostile input', () => {
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ httpStatusCode: 200, data: [[]] });
   });
+
+  it('answers 400 to an Engine Record body with a malformed DECIMAL instead of failing at render', async () => {
+    running = await startOrigin({ dataFormat: { format: 'engineRecord' } }, answer400OnErrors);
+    const line = JSON.stringify({ header: {}, value: { type: 'DECIMAL', value: '12;340' } });
+    const body = Buffer.concat([Buffer.of(0xa1), Buffer.from(`${line}\n`)]);
+    const answer = await send(running.url, { body });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
+    expect(answer.text).toContain('ORIGIN_ENGINE_RECORD_MALFORMED');
+  });
 });

@@ -220,27 +220,46 @@ function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[
     case 'BOOLEAN':
       if (typeof raw !== 'boolean') throw wrong('a boolean');
       return raw;
-    case 'CHAR':
-    case 'DECIMAL':
-    case 'ZONED_DATETIME':
     case 'STRING':
       if (typeof raw !== 'string') throw wrong('a string');
       return raw;
+    case 'CHAR':
+      if (typeof raw !== 'string' || !isOneCharacter(raw)) throw wrong('a string of one character');
+      return raw;
+    case 'DECIMAL':
+      if (typeof raw !== 'string' || !isDecimalText(raw)) throw wrong('decimal number text');
+      return raw;
+    case 'ZONED_DATETIME':
+      if (typeof raw !== 'string' || !ZONED_DATETIME_TEXT.test(raw)) {
+        throw wrong('ISO-8601 date-time text with an offset');
+      }
+      return raw;
     case 'BYTE':
     case 'SHORT':
-    case 'INTEGER':
-      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw wrong('an integer');
+    case 'INTEGER': {
+      const [min, max] = INTEGER_RANGE[type];
+      if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) {
+        throw wrong(`an integer from ${min} to ${max}`);
+      }
       return raw;
-    case 'LONG':
+    }
+    case 'LONG': {
       if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw wrong('a string of decimal digits');
-      return BigInt(raw);
+      const long = BigInt(raw);
+      if (long < LONG_MIN || long > LONG_MAX) throw wrong('a 64-bit integer');
+      return long;
+    }
     case 'FLOAT':
     case 'DOUBLE':
       return decodeNumber(raw, wrong);
     case 'DATE':
     case 'DATETIME':
-    case 'TIME':
-      return new Date(decodeNumber(raw, wrong));
+    case 'TIME': {
+      // A Date holds whole milliseconds; the writer writes getTime(), so a fraction is not from a Date.
+      const ms = decodeNumber(raw, wrong);
+      if (Number.isFinite(ms) && !Number.isInteger(ms)) throw wrong('a whole number of milliseconds');
+      return new Date(ms);
+    }
     case 'BYTE_ARRAY':
       if (typeof raw !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(raw)) throw wrong('base64 text');
       return new Uint8Array(Buffer.from(raw, 'base64'));
@@ -281,6 +300,39 @@ function decodeNumber(raw: unknown, wrong: (expected: string) => EngineRecordDec
   if (raw === '-Infinity') return -Infinity;
   if (raw === '-0') return -0;
   throw wrong('a number, "NaN", "Infinity", "-Infinity" or "-0"');
+}
+
+const INTEGER_RANGE = {
+  BYTE: [-128, 127],
+  SHORT: [-32_768, 32_767],
+  INTEGER: [-2_147_483_648, 2_147_483_647],
+} as const;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** The decimal spellings the renderers accept (see `json-text.ts`): a sign, digits with a point, an exponent. */
+const DECIMAL_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function isDecimalText(text: string): boolean {
+  return DECIMAL_TEXT.test(text.trim());
+}
+
+/**
+ * ISO-8601 date-time with an offset, as Java's ZonedDateTime writes it: an optional zone id in brackets, seconds
+ * and fraction optional, a year of four digits or more (signed past 9999).
+ */
+const ZONED_DATETIME_TEXT =
+  /^[+-]?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}(?::\d{2})?)(?:\[[^\]\s]+\])?$/;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** One user-perceived character: one grapheme cluster (an emoji with its modifier is one CHAR). */
+function isOneCharacter(text: string): boolean {
+  if (text.length === 1) return true;
+  if (text.length === 0) return false;
+  const iterator = graphemes.segment(text)[Symbol.iterator]();
+  iterator.next();
+  return iterator.next().done === true;
 }
 
 function childPath(path: string, key: string): string {
