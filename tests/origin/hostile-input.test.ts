@@ -65,4 +65,15 @@ describe('origin under hostile input', () => {
     expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
     expect(answer.text).toContain('ORIGIN_ENGINE_RECORD_MALFORMED');
   });
+
+  it('answers 400 to JSON nested 10,000 deep with the length limit raised, instead of 500 at render', async () => {
+    running = await startOrigin(
+      { dataFormat: { format: 'json', json: { maxObjectLengthChars: 1_000_000 } } },
+      answer400OnErrors,
+    );
+    const answer = await send(running.url, { body: '['.repeat(10_000) + ']'.repeat(10_000) });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
+    expect(answer.text).toContain('ORIGIN_JSON_TOO_DEEP');
+  });
 });
