@@ -189,6 +189,11 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'Malformed XML at line {line}, column {column}: {detail}.',
   },
+  ORIGIN_XML_TOO_DEEP: {
+    category: 'limit',
+    httpStatus: 400,
+    message: 'The XML record at byte {offset} nests elements deeper than maxNestingDepth {limit}.',
+  },
   ORIGIN_XML_RECORD_TOO_LONG: {
     category: 'parse',
     httpStatus: 400,

@@ -76,4 +76,15 @@ describe('origin under hostile input', () => {
     expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
     expect(answer.text).toContain('ORIGIN_JSON_TOO_DEEP');
   });
+
+  it('answers 400 to XML nested 10,000 deep with the length limit raised, instead of 500 at render', async () => {
+    running = await startOrigin(
+      { dataFormat: { format: 'xml', xml: { maxRecordLengthChars: 1_000_000 } } },
+      answer400OnErrors,
+    );
+    const answer = await send(running.url, { body: '<e>'.repeat(10_000) + '</e>'.repeat(10_000) });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
+    expect(answer.text).toContain('ORIGIN_XML_TOO_DEEP');
+  });
 });
