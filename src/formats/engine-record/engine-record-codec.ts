@@ -129,6 +129,13 @@ function encodeNumber(value: number): number | string {
   return Object.is(value, -0) ? '-0' : String(value);
 }
 
+/**
+ * The deepest nesting of fields a record may have (its value is level 1), as the JSON and Avro formats allow: a
+ * deeper record is refused when read, so that no later step (copies, responses, writing it again) runs out of
+ * call stack on it.
+ */
+export const MAX_NESTING_DEPTH = 500;
+
 /** Why one line could not be read; the parser turns it into a failure. */
 export class EngineRecordDecodeError extends Error {}
 
@@ -181,8 +188,12 @@ function optionalString(raw: Record<string, unknown>, key: string): string | und
 /**
  * The node of the value tree for one written field. A field without attributes whose JS form already says its
  * type comes back in plain form (a STRING as a string, a LONG as a bigint); any other one as a typed field.
+ * `depth` is the field's nesting level (the record's value is 1); a field past {@link MAX_NESTING_DEPTH} is refused.
  */
-export function decodeField(raw: unknown, path: string): FieldValue {
+export function decodeField(raw: unknown, path: string, depth = 1): FieldValue {
+  if (depth > MAX_NESTING_DEPTH) {
+    throw new EngineRecordDecodeError(`the field at ${path} nests deeper than ${MAX_NESTING_DEPTH} levels`);
+  }
   if (!isObject(raw)) throw new EngineRecordDecodeError(`the field at ${path} must be an object`);
   const type = raw['type'];
   if (typeof type !== 'string' || !FIELD_TYPE_SET.has(type)) {
@@ -191,7 +202,9 @@ export function decodeField(raw: unknown, path: string): FieldValue {
   const attributes = decodeAttributes(raw['attributes'], path);
   const rawValue = raw['value'];
   const value =
-    rawValue === null || rawValue === undefined ? null : decodeValue(type as FieldType, rawValue, path);
+    rawValue === null || rawValue === undefined
+      ? null
+      : decodeValue(type as FieldType, rawValue, path, depth);
   // A null STRING is a plain null: `fieldTypeOf(null)` says STRING.
   if (attributes === undefined && fieldTypeOf(value as FieldValue) === type) {
     return value as FieldValue;
@@ -213,7 +226,7 @@ function decodeAttributes(raw: unknown, path: string): FieldAttributes | undefin
   return Object.freeze(out);
 }
 
-function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[FieldType] {
+function decodeValue(type: FieldType, raw: unknown, path: string, depth: number): TypedValueOf[FieldType] {
   const wrong = (expected: string): EngineRecordDecodeError =>
     new EngineRecordDecodeError(`the ${type} field at ${path} must hold ${expected}`);
   switch (type) {
@@ -266,12 +279,13 @@ function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[
     case 'MAP': {
       if (!isObject(raw)) throw wrong('an object of fields');
       const map = ownObject() as PlainMap;
-      for (const key of Object.keys(raw)) setOwn(map, key, decodeField(raw[key], childPath(path, key)));
+      for (const key of Object.keys(raw))
+        setOwn(map, key, decodeField(raw[key], childPath(path, key), depth + 1));
       return map;
     }
     case 'LIST':
       if (!Array.isArray(raw)) throw wrong('an array of fields');
-      return raw.map((item, index) => decodeField(item, `${path === '/' ? '' : path}[${index}]`));
+      return raw.map((item, index) => decodeField(item, `${path === '/' ? '' : path}[${index}]`, depth + 1));
     case 'LIST_MAP': {
       if (!Array.isArray(raw)) throw wrong('an array of [key, field] pairs');
       const keys: string[] = [];
@@ -285,7 +299,7 @@ function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[
         if (seen.has(key)) throw wrong(`unique keys (${JSON.stringify(key)} repeats)`);
         seen.add(key);
         keys.push(key);
-        values.push(decodeField(entry[1], childPath(path, key)));
+        values.push(decodeField(entry[1], childPath(path, key), depth + 1));
       }
       // Records of one schema write the same keys: they share a shape from the bounded cache.
       return listMapShapeOf(keys).create(values);

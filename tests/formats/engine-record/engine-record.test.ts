@@ -323,6 +323,26 @@ describe('Engine Record format', () => {
     }
   });
 
+  it('refuses a record nested deeper than 500 levels as a failed record', () => {
+    const nestedList = (depth: number): unknown => {
+      let value: unknown = { type: 'LIST', value: [] };
+      for (let i = 1; i < depth; i++) value = { type: 'LIST', value: [value] };
+      return value;
+    };
+    const line = (depth: number): string => `${JSON.stringify({ header: {}, value: nestedList(depth) })}\n`;
+    const body = Buffer.concat([Buffer.from([0xa1]), Buffer.from(line(501) + line(500))]);
+    const { records, failures } = parseWhole(engineRecordFormat, {}, body);
+    expect(records).toHaveLength(1);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        code: 'ORIGIN_ENGINE_RECORD_MALFORMED',
+        recordIndex: 0,
+        canContinue: true,
+        message: expect.stringContaining('nests deeper than 500') as unknown,
+      }),
+    ]);
+  });
+
   it('reads the edge values of every typed field', () => {
     const edges: [FieldType, unknown][] = [
       ['DECIMAL', '-12.340'],
