@@ -1,5 +1,6 @@
 import avro from 'avsc';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
+import { flowset, u16, v9 } from '../formats/datagram/netflow/netflow-packets';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 
 const sendRecords = new SendResponse();
@@ -86,5 +87,23 @@ describe('origin under hostile input', () => {
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ httpStatusCode: 400, data: [] });
     expect(answer.text).toContain('ORIGIN_XML_TOO_DEEP');
+  });
+
+  it('keeps at most 1,000 NetFlow templates by default, so a client cannot grow the cache without end', async () => {
+    running = await startOrigin(
+      { dataFormat: { format: 'datagram', datagram: { packetFormat: 'netflow' } } },
+      answer400OnErrors,
+    );
+    const template = (id: number): number[] => flowset(0, [...u16(id), ...u16(1), ...u16(4), ...u16(1)]);
+    for (let p = 0; p < 11; p++) {
+      const templates = Array.from({ length: 100 }, (_, i) => template(256 + p * 100 + i));
+      expect((await send(running.url, { body: Buffer.from(v9(1, ...templates)) })).status).toBe(200);
+    }
+    // 1,100 templates sent: the 100 used least recently were evicted.
+    const evicted = await send(running.url, { body: Buffer.from(v9(1, flowset(256, [7]))) });
+    expect(evicted.status).toBe(400);
+    expect(evicted.text).toContain('ORIGIN_NETFLOW_TEMPLATE_UNKNOWN');
+    const kept = await send(running.url, { body: Buffer.from(v9(1, flowset(1355, [7]))) });
+    expect(kept.status).toBe(200);
   });
 });
