@@ -220,6 +220,7 @@ describe('parseAll on a whole, well-formed body', () => {
     new JsonParser({
       jsonContent: 'arrayOfObjects',
       maxObjectLengthChars: 4096,
+      maxNestingDepth: 500,
       charset: 'UTF-8',
       ignoreControlCharacters: false,
       ...options,
