@@ -276,6 +276,8 @@ export class JsonFramer {
   #scanNested(buf: Buffer, from: number, sink: JsonFrameSink): number {
     const n = buf.length;
     let depth = this.#depth;
+    let tooDeep = this.#tooDeep;
+    const maxDepth = this.#maxDepth;
     let inString = this.#inString;
     let escaped = this.#escaped;
     let run = this.#digitRun;
@@ -321,7 +323,7 @@ export class JsonFramer {
         run = 0;
         if (kind === OPEN_STRING) inString = true;
         else if (kind === OPEN) {
-          if (++depth > this.#maxDepth) this.#tooDeep = true;
+          if (++depth > maxDepth) tooDeep = true;
         } else if (--depth === 0) {
           done = true;
           break;
@@ -329,6 +331,7 @@ export class JsonFramer {
       }
     }
     this.#depth = depth;
+    this.#tooDeep = tooDeep;
     this.#inString = inString;
     this.#escaped = escaped;
     this.#digitRun = run;
