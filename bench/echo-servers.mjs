@@ -1,18 +1,30 @@
-// The two servers `npm run bench` compares, each run in its own process by bench/echo.ts:
+// The three servers `npm run bench` compares, each run in its own process by bench/echo.ts:
 //   origin   — the echo origin (in-process runners, echo pipeline), JSON arrayOfObjects
-//   baseline — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
+//   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
+//   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
 // builds it first, so no TypeScript loader sits in the measured process.
+//
+// When started with an IPC channel, answers every message 'cpu' with this process's own CPU time
+// (`process.cpuUsage()`, user + system, in µs): bench/echo.ts reads it before and after each measured load.
 import { createServer } from 'node:http';
-import { InProcessRunnerPool, Origin, echoPipeline } from '../dist/index.js';
+import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
 
 async function startOrigin() {
-  const runners = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
+  // BENCH_DIST runs another build of the package (bench/echo.ts sets it for BENCH_BEFORE_DIST).
+  const dist = process.env.BENCH_DIST
+    ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
+    : new URL('../dist/index.js', import.meta.url).href;
+  const { InProcessRunnerPool, Origin, echoPipeline } = await import(dist);
+  // BENCH_ORIGIN_SLOTS: request slots and runners (10 by default, fewer than the bench's connections, so that
+  // requests also wait in the admission queue as they do on a busy origin).
+  const slots = Number(process.env.BENCH_ORIGIN_SLOTS ?? 10);
+  const runners = new InProcessRunnerPool(slots, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
-      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 10 },
+      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots },
       dataFormat: {
         format: 'json',
         json: { jsonContent: 'arrayOfObjects', maxObjectLengthChars: 1_000_000 },
@@ -23,7 +35,7 @@ async function startOrigin() {
   return Number(new URL(await origin.start()).port);
 }
 
-async function startBaseline() {
+async function startNode() {
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -41,12 +53,36 @@ async function startBaseline() {
   return server.address().port;
 }
 
-const port =
-  kind === 'origin' ? await startOrigin() : kind === 'baseline' ? await startBaseline() : undefined;
-if (port === undefined) {
-  console.error('usage: echo-servers.ts origin|baseline');
+async function startFastify() {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  app.post('/bench', async (request) => ({
+    httpStatusCode: 200,
+    data: request.body,
+    error: [],
+    errorMessage: null,
+  }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return app.server.address().port;
+}
+
+const starters = { origin: startOrigin, before: startOrigin, node: startNode, fastify: startFastify };
+const start = starters[kind];
+if (start === undefined) {
+  console.error('usage: echo-servers.mjs origin|node|fastify');
   process.exit(2);
+}
+const port = await start();
+if (process.send) {
+  process.on('message', (message) => {
+    if (message !== 'cpu') return;
+    const { user, system } = process.cpuUsage();
+    process.send({ cpuMicros: user + system });
+  });
+  // The bench going away closes the channel; do not outlive it.
+  process.on('disconnect', () => process.exit(0));
 }
 console.log(port);
 // Exit through process.exit so that --cpu-prof can write its profile when the bench stops the server.
 process.once('SIGINT', () => process.exit(0));
+process.once('SIGTERM', () => process.exit(0));

@@ -1,15 +1,44 @@
-// `npm run bench`: requests/s and p99 latency of the echo origin beside a minimal node:http server doing the
-// same work (parse a JSON body, echo an envelope), for 1-record and 100-record bodies. Servers run in their own
-// processes; rounds are interleaved A/B so that machine noise hits both alike. Loopback only, bounded in time.
-import { spawn, type ChildProcess } from 'node:child_process';
+// `npm run bench`: the echo origin beside a minimal node:http server and a Fastify server doing the same work
+// (read the body, parse JSON, echo an envelope), for 1-record and 100-record bodies. Each server runs in its own
+// process; rounds are interleaved A/B/C with the order rotated every round, so that machine noise hits all alike.
+// On a machine with two or more cores the servers are pinned to core 0 and this process (autocannon) to core 1.
+// The figure that counts is the server's own CPU time per request (process.cpuUsage() in the server, read over
+// IPC before and after each measured load, divided by the requests completed): it does not depend on how fast
+// the load generator is. Loopback only, bounded in time.
+//
+// Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
+// for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
+// (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
+// so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
+// for the before/after figure of one change), BENCH_SERVERS (which of node,fastify,before to run beside the
+// origin; all by default).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const CONNECTIONS = 32;
-const TARGET_RATIO = 0.7;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Number);
+
+const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
+
+type Kind = 'origin' | 'node' | 'fastify' | 'before';
+const SERVERS = process.env.BENCH_SERVERS?.split(',');
+const KINDS: readonly Kind[] = (
+  BEFORE_DIST ? (['origin', 'node', 'fastify', 'before'] as const) : (['origin', 'node', 'fastify'] as const)
+).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
+
+/** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
+const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin'>; max: number }[] = [
+  { metric: 'cpu', against: 'node', max: 1.15 },
+  { metric: 'cpu', against: 'fastify', max: 1.0 },
+  { metric: 'p99', against: 'node', max: 1.25 },
+];
+type Metric = 'rps' | 'p99' | 'cpu';
 
 function record(i: number): Record<string, unknown> {
   return {
@@ -22,76 +51,150 @@ function record(i: number): Record<string, unknown> {
     address: { city: 'Lyon', zip: '69001' },
   };
 }
-const BODIES = {
-  '1 record': JSON.stringify([record(1)]),
-  '100 records': JSON.stringify(Array.from({ length: 100 }, (_, i) => record(i))),
-};
+const bodyOf = (count: number): string => JSON.stringify(Array.from({ length: count }, (_, i) => record(i)));
 
-async function startServer(kind: 'origin' | 'baseline'): Promise<{ child: ChildProcess; port: number }> {
+/** Pins this process (all its threads) to `core`; false when the machine or the OS cannot. */
+function pinSelf(core: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pinned = availableParallelism() >= 2 && pinSelf(1);
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+async function startServer(kind: Kind): Promise<Server> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
-  const child = spawn(process.execPath, [script, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const nodeArgs = [...(kind === 'origin' ? ORIGIN_FLAGS : []), script, kind];
+  const [command, args] = pinned
+    ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
+  const env = kind === 'before' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
+  });
+  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
+  exited.catch(() => {});
   return { child, port: Number(chunk.toString().trim()) };
 }
 
-async function load(port: number, body: string): Promise<{ rps: number; p99: number; errors: number }> {
+/** The server process's own CPU time so far, in µs. */
+async function cpuOf(server: Server): Promise<number> {
+  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
+  server.child.send('cpu');
+  return (await answer)[0].cpuMicros;
+}
+
+interface Measured {
+  rps: number;
+  p99: number;
+  cpu: number;
+  errors: number;
+}
+
+async function load(server: Server, body: string, seconds = SECONDS): Promise<Measured> {
+  const cpuBefore = await cpuOf(server);
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}/bench`,
+    url: `http://127.0.0.1:${server.port}/bench`,
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json' },
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
   });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  const cpuAfter = await cpuOf(server);
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    cpu: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
+    errors: result.errors + result.non2xx,
+  };
 }
 
-const servers = { origin: await startServer('origin'), baseline: await startServer('baseline') };
-const results: Record<
-  string,
-  Record<'origin' | 'baseline', { rps: number[]; p99: number[]; errors: number }>
-> = {};
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const servers = {} as Record<Kind, Server>;
+for (const kind of KINDS) servers[kind] = await startServer(kind);
+const results = new Map<number, Record<Kind, Measured[]>>();
 try {
-  for (const name of Object.keys(BODIES) as (keyof typeof BODIES)[]) {
-    results[name] = { origin: { rps: [], p99: [], errors: 0 }, baseline: { rps: [], p99: [], errors: 0 } };
-    // Warm both up before measuring.
-    await load(servers.origin.port, BODIES[name]);
-    await load(servers.baseline.port, BODIES[name]);
+  for (const count of RECORD_COUNTS) {
+    const body = bodyOf(count);
+    const rounds: Record<Kind, Measured[]> = { origin: [], node: [], fastify: [], before: [] };
+    results.set(count, rounds);
+    for (const kind of KINDS) await load(servers[kind], body, Math.min(2, SECONDS)); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
-      const order: ('origin' | 'baseline')[] =
-        round % 2 === 0 ? ['origin', 'baseline'] : ['baseline', 'origin'];
-      for (const kind of order) {
-        const measured = await load(servers[kind].port, BODIES[name]);
-        const slot = results[name]![kind];
-        slot.rps.push(measured.rps);
-        slot.p99.push(measured.p99);
-        slot.errors += measured.errors;
-      }
+      // Rotate the order every round, so that no server always runs first or right after another.
+      const order = KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]!);
+      for (const kind of order) rounds[kind].push(await load(servers[kind], body));
     }
   }
 } finally {
-  servers.origin.child.kill();
-  servers.baseline.child.kill();
+  for (const kind of KINDS) servers[kind].child.kill('SIGTERM');
 }
 
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
 console.log(
-  `\necho origin vs node:http baseline — ${ROUNDS} interleaved rounds of ${SECONDS}s, ${CONNECTIONS} connections\n`,
+  `\necho origin vs node:http vs Fastify — ${ROUNDS} rounds of ${SECONDS}s, A/B/C rotated, ` +
+    `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}\n`,
 );
-console.log(
-  'body         | origin req/s | origin p99 ms | baseline req/s | baseline p99 ms | ratio (median of rounds) | target',
-);
-let pass = true;
-for (const [name, r] of Object.entries(results)) {
-  // Each round measures both servers back to back, so the ratio of one round is little touched by the slow drift
-  // of a shared machine; the median of those ratios is the figure that counts.
-  const ratio = median(r.origin.rps.map((rps, round) => rps / (r.baseline.rps[round] ?? Infinity)));
-  pass &&= ratio >= TARGET_RATIO && r.origin.errors === 0;
+let allMet = true;
+const cpuMedians = new Map<number, Record<Kind, number>>();
+for (const [count, rounds] of results) {
+  const label = `${count} record${count === 1 ? '' : 's'} (${(Buffer.byteLength(bodyOf(count)) / 1024).toFixed(1)} KB)`;
+  console.log(label);
+  console.log('  server   |    req/s | p99 ms | CPU µs/req | errors');
+  const medians = {} as Record<Kind, number>;
+  for (const kind of KINDS) {
+    const runs = rounds[kind];
+    const errors = runs.reduce((sum, run) => sum + run.errors, 0);
+    medians[kind] = median(runs.map((run) => run.cpu));
+    if (kind === 'origin' && errors > 0) allMet = false;
+    console.log(
+      `  ${kind.padEnd(8)} | ${fixed(median(runs.map((r) => r.rps)), 0, 8)} | ${fixed(median(runs.map((r) => r.p99)), 1, 6)} | ` +
+        `${fixed(medians[kind], 1, 10)} | ${errors}`,
+    );
+  }
+  cpuMedians.set(count, medians);
+  // Each round measures every server back to back, so the ratio of one round is little touched by the slow
+  // drift of a shared machine; the median of those paired ratios is the figure that counts.
+  for (const metric of ['cpu', 'p99', 'rps'] as const) {
+    for (const against of KINDS.filter((kind): kind is Exclude<Kind, 'origin'> => kind !== 'origin')) {
+      const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
+      const target = TARGETS.find((t) => t.metric === metric && t.against === against);
+      const met = target === undefined || median(ratios) <= target.max;
+      allMet &&= met;
+      const verdict = target ? `target ≤ ${target.max.toFixed(2)}x ${met ? 'met' : 'NOT met'}` : '';
+      console.log(
+        `  origin/${against.padEnd(7)} ${metric.padEnd(3)} ${median(ratios).toFixed(2)}x ` +
+          `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
+      );
+    }
+  }
+  console.log('');
+}
+const [small, large] = [...cpuMedians.entries()].sort(([a], [b]) => a - b);
+if (small && large && large[0] > small[0] && KINDS.includes('node')) {
+  // The origin's extra CPU over node:http split into a fixed part per request and a part per record.
+  const extra = (m: Record<Kind, number>): number => m.origin - m.node;
+  const perRecord = (extra(large[1]) - extra(small[1])) / (large[0] - small[0]);
+  const fixedPart = extra(small[1]) - perRecord * small[0];
   console.log(
-    `${name.padEnd(12)} | ${median(r.origin.rps).toFixed(0).padStart(12)} | ${median(r.origin.p99).toFixed(1).padStart(13)} | ` +
-      `${median(r.baseline.rps).toFixed(0).padStart(14)} | ${median(r.baseline.p99).toFixed(1).padStart(15)} | ` +
-      `${ratio.toFixed(2).padStart(24)} | ≥ ${TARGET_RATIO}${r.origin.errors ? ` (${r.origin.errors} errors!)` : ''}`,
+    `origin over node:http: ~${fixedPart.toFixed(1)} µs per request + ~${perRecord.toFixed(2)} µs per record\n`,
   );
 }
-console.log(pass ? '\ntarget met' : '\ntarget NOT met');
+const checked = TARGETS.some((target) => KINDS.includes(target.against));
+console.log(
+  allMet ? (checked ? 'all targets met' : 'no target checked (no baseline ran)') : 'targets NOT met',
+);

@@ -79,9 +79,6 @@ export {
   type XmlResponseConfig,
 } from './response/xml-response';
 
-// Request bodies (useful to clients and tests).
-export { encodeSnappyFramed, SnappyFramedDecoder } from './http/snappy-framing';
-
 // Errors.
 export {
   ERROR_TABLE,

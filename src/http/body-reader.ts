@@ -28,6 +28,11 @@ export interface BodyReadOptions {
   readonly limitMb?: number;
   /** When it aborts, reading stops and the iterable throws the signal's `reason`. */
   readonly signal?: AbortSignal;
+  /**
+   * The body's codings as {@link checkContentEncoding} returned them, when the caller already read the header
+   * (the origin does, to refuse an unusable request early); when absent, the `Content-Encoding` header is read.
+   */
+  readonly codings?: readonly ContentCoding[];
 }
 
 /** The size of the decoded chunks that gzip and raw snappy produce. */
@@ -106,7 +111,7 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
  * @throws RangeError synchronously when `maxRequestBytes` is not a non-negative integer.
  */
 export function readDecodedBody(body: RequestBody, options: BodyReadOptions): AsyncIterable<Uint8Array> {
-  const codings = checkContentEncoding(body.headers['content-encoding']);
+  const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
   return decodeBody(body, codings, limitOf(options), options.signal);
 }
 
@@ -342,7 +347,7 @@ export function consumeDecodedBody(
   options: BodyReadOptions,
   onChunk: (chunk: Uint8Array) => void,
 ): Promise<number> {
-  const codings = checkContentEncoding(body.headers['content-encoding']);
+  const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
   const limit = limitOf(options);
   if (codings.length > 0 || options.signal !== undefined) return consumeIterable(body, options, onChunk);
   return new Promise<number>((resolve, reject) => {
@@ -362,7 +367,9 @@ export function consumeDecodedBody(
       }
     };
     const onEnd = (): void => {
-      detach();
+      // Not detached: after 'end' no data comes, and a later 'close' or 'error' finds the promise settled (and
+      // `readableEnded` true); four removeListener calls per request cost more than listeners left to the
+      // request's own garbage.
       if (body.complete === false) reject(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
       else resolve(received);
     };

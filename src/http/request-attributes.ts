@@ -10,6 +10,8 @@ export interface RequestAttributeOptions {
 const FIXED_ATTRIBUTES = new Set(['method', 'path', 'querystring', 'remotehost']);
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+/** Above this many distinct headers, names are looked up in a Map instead of by linear search. */
+const LINEAR_SEARCH_MAX = 16;
 
 /**
  * The record header attributes of a request (spec §2.7), the shared base of every record made from it:
@@ -43,8 +45,13 @@ export function requestAttributes(
     remoteHost: IPV4_MAPPED.exec(remoteAddress)?.[1] ?? remoteAddress,
   };
 
-  // Keyed by the lower-cased name, so that `X-A` and `x-a` are one header; the value holds the first spelling.
-  const headers = new Map<string, [name: string, value: string]>();
+  // The headers' lower-cased names in order of first appearance, beside the first spelling of each: `X-A` and
+  // `x-a` are one header, written under the first spelling. Requests carry a handful of headers, where a linear
+  // search of an array is cheaper than a Map per request; a request with many switches to a Map, so that the
+  // time stays linear in the header count.
+  const keys: string[] = [];
+  const names: string[] = [];
+  let index: Map<string, number> | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
@@ -52,11 +59,16 @@ export function requestAttributes(
     const key = name.toLowerCase();
     if (FIXED_ATTRIBUTES.has(key)) continue;
     if (!options.copyAuthorizationHeaders && AUTHORIZATION_HEADERS.has(key)) continue;
-    const seen = headers.get(key);
-    if (seen === undefined) headers.set(key, [name, value]);
-    else seen[1] += (key === 'cookie' ? '; ' : ', ') + value;
-  }
-  for (const [name, value] of headers.values()) {
+    const at = index === undefined ? keys.indexOf(key) : (index.get(key) ?? -1);
+    if (at >= 0) {
+      const first = names[at]!;
+      attributes[first] += (key === 'cookie' ? '; ' : ', ') + value;
+      continue;
+    }
+    keys.push(key);
+    names.push(name);
+    if (index !== undefined) index.set(key, keys.length - 1);
+    else if (keys.length > LINEAR_SEARCH_MAX) index = new Map(keys.map((k, position) => [k, position]));
     // A header may be called `__proto__`; plain assignment would set the prototype instead of a property.
     if (name === '__proto__') {
       Object.defineProperty(attributes, name, {

@@ -6,7 +6,8 @@ export type ReleaseSlot = () => void;
 interface Waiter {
   grant: (release: ReleaseSlot) => void;
   refuse: (error: OriginError) => void;
-  timer: NodeJS.Timeout;
+  /** `performance.now()` when its wait runs out. */
+  deadline: number;
 }
 
 /**
@@ -22,6 +23,9 @@ export class Admission {
   readonly #queueTimeoutMs: number;
   readonly #waiters: Waiter[] = [];
   #inUse = 0;
+  // One timer for the whole queue, armed for the oldest waiter's deadline: every waiter waits as long, so the
+  // queue is in deadline order. A timer per waiter cost a setTimeout and a clearTimeout per queued request.
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: { slots: number; queueSize: number; queueTimeoutMs: number }) {
     this.#slots = options.slots;
@@ -52,16 +56,28 @@ export class Admission {
       );
     }
     return new Promise<ReleaseSlot>((grant, refuse) => {
-      const waiter: Waiter = {
-        grant,
-        refuse,
-        timer: setTimeout(() => {
-          this.#remove(waiter);
-          refuse(new OriginError('ORIGIN_HTTP_QUEUE_TIMEOUT', { timeoutMs: this.#queueTimeoutMs }));
-        }, this.#queueTimeoutMs),
-      };
-      this.#waiters.push(waiter);
+      this.#waiters.push({ grant, refuse, deadline: performance.now() + this.#queueTimeoutMs });
+      this.#timer ??= this.#arm(this.#queueTimeoutMs);
     });
+  }
+
+  /** Refuses the waiters whose wait ran out, then re-arms the timer for the oldest one left. */
+  #expire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    let head = this.#waiters[0];
+    while (head !== undefined && head.deadline <= now) {
+      this.#waiters.shift();
+      head.refuse(new OriginError('ORIGIN_HTTP_QUEUE_TIMEOUT', { timeoutMs: this.#queueTimeoutMs }));
+      head = this.#waiters[0];
+    }
+    if (head !== undefined) this.#timer = this.#arm(Math.ceil(head.deadline - now));
+  }
+
+  // Unreferenced: it stays armed after the queue empties (disarming would cost a clearTimeout whenever the queue
+  // runs dry), and must not keep the process alive for nobody; a waiting request has a socket that does.
+  #arm(ms: number): NodeJS.Timeout {
+    return setTimeout(() => this.#expire(), ms).unref();
   }
 
   /**
@@ -76,10 +92,9 @@ export class Admission {
 
   /** Refuses every waiting request with `error` (used by `destroy()`). Held slots are not affected. */
   refuseWaiting(error: OriginError): void {
-    for (const waiter of this.#waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.refuse(error);
-    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const waiter of this.#waiters.splice(0)) waiter.refuse(error);
   }
 
   #releaser(): ReleaseSlot {
@@ -90,16 +105,10 @@ export class Admission {
       const next = this.#waiters.shift();
       if (next) {
         // The slot passes straight to the next waiter, so a burst cannot overtake the queue.
-        clearTimeout(next.timer);
         next.grant(this.#releaser());
       } else {
         this.#inUse--;
       }
     };
-  }
-
-  #remove(waiter: Waiter): void {
-    const index = this.#waiters.indexOf(waiter);
-    if (index >= 0) this.#waiters.splice(index, 1);
   }
 }

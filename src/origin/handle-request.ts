@@ -1,16 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type {
-  DataFormat,
-  ParseFailure,
-  ParseResult,
-  ParseSource,
-  ParsedRecord,
-  Parser,
-} from '../formats/data-format';
+import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
-import { ACCEPTED_CONTENT_ENCODINGS, checkContentEncoding } from '../http/content-encoding';
+import {
+  ACCEPTED_CONTENT_ENCODINGS,
+  checkContentEncoding,
+  type ContentCoding,
+} from '../http/content-encoding';
 import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
@@ -26,10 +23,17 @@ import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
 import type { BatchDeadlines, GiveUp } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
+import type { BodyPlan } from './body-plan';
+import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 
-/** Notifications the request path gives the origin (events and diagnostics). */
+/**
+ * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
+ * listens to right now; the request path builds a notification's object only then (most origins have no
+ * listener, and those objects were a measurable share of a small request).
+ */
 export interface RequestObserver {
+  readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
   request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
   batch(info: {
     requestId: string;
@@ -44,14 +48,8 @@ export interface RequestObserver {
 /** Everything the request path needs from its origin. Built once per origin start. */
 export interface RequestContext {
   readonly config: OriginConfig;
-  readonly format: DataFormat;
-  readonly formatConfig: unknown;
-  readonly parseSource: ParseSource;
-  /**
-   * Makes the parser of one request body, decided once per origin: the format's own parser, or one wrapped in
-   * the configured compression format (`createCompressionParser`).
-   */
-  readonly createParser: (source: ParseSource) => Parser;
+  /** How every request body is read: limit and parser factory, decided once per origin. */
+  readonly body: BodyPlan;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
   readonly runners: RunnerPool;
@@ -62,6 +60,8 @@ export interface RequestContext {
   /** The batches running now and their response deadlines; `destroy()` gives up on each of them. */
   readonly runningBatches: BatchDeadlines;
   readonly batchSignals: BatchSignals;
+  /** The requests being handled now; `handleRequest` enters on arrival and leaves once the answer is written. */
+  readonly inFlight: InFlight;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -78,36 +78,41 @@ export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  ctx.inFlight.enter();
   const startedAt = performance.now();
   const requestId = ctx.nextRequestId();
   const [path = '/', queryString = ''] = splitUrl(req.url ?? '/');
-  ctx.observer.request({
-    requestId,
-    method: req.method ?? '',
-    path,
-    remoteHost: req.socket.remoteAddress ?? '',
-  });
+  if (ctx.observer.listening.request) {
+    ctx.observer.request({
+      requestId,
+      method: req.method ?? '',
+      path,
+      remoteHost: req.socket.remoteAddress ?? '',
+    });
+  }
   let bodyRead = false;
   try {
-    refuseEarly(ctx, req, queryString);
+    const codings = refuseEarly(ctx, req, queryString);
     const release = ctx.admission.tryAcquire() ?? (await ctx.admission.acquire());
     try {
-      const batch = await readBatch(ctx, req, requestId);
+      const batch = await readBatch(ctx, req, requestId, codings);
       bodyRead = true;
       await runBatch(ctx, batch);
-      const rendering = ctx.renderer.response(batch.response as ResponseSink);
-      // Only XML (schema validation off the main thread) gives a promise; JSON stays synchronous.
-      const rendered = rendering instanceof Promise ? await rendering : rendering;
+      const sink = batch.response as ResponseSink;
+      const { renderer } = ctx;
+      const rendered = renderer.validated ? await renderer.validated(sink) : renderer.response(sink);
       send(ctx, res, rendered, {});
       const durationMs = performance.now() - startedAt;
       ctx.metrics.countRequest('answered', rendered.status, durationMs);
-      ctx.observer.batch({
-        requestId,
-        records: batch.records.length,
-        errorRecords: batch.errorRecords.length,
-        status: rendered.status,
-        durationMs,
-      });
+      if (ctx.observer.listening.batch) {
+        ctx.observer.batch({
+          requestId,
+          records: batch.records.length,
+          errorRecords: batch.errorRecords.length,
+          status: rendered.status,
+          durationMs,
+        });
+      }
     } finally {
       release();
     }
@@ -115,6 +120,8 @@ export async function handleRequest(
     const error = asOriginError(thrown);
     refuse(ctx, req, res, error, { requestId, bodyRead, startedAt });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
+  } finally {
+    ctx.inFlight.leave();
   }
 }
 
@@ -136,22 +143,26 @@ export function refuse(
   send(ctx, res, rendered, headers);
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
   ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
-  ctx.observer.rejection({
-    requestId: request.requestId,
-    code: error.code,
-    status: error.httpStatus,
-    message: error.message,
-  });
+  if (ctx.observer.listening.rejection) {
+    ctx.observer.rejection({
+      requestId: request.requestId,
+      code: error.code,
+      status: error.httpStatus,
+      message: error.message,
+    });
+  }
 }
 
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
+/** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
+function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): ContentCoding[] {
   const method = req.method ?? '';
   if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
   if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
   checkApplicationId(ctx, req, queryString);
-  checkContentEncoding(req.headers['content-encoding']);
-  const limit = bodyLimit(ctx);
+  const codings = checkContentEncoding(req.headers['content-encoding']);
+  const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+  return codings;
 }
 
 function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
@@ -170,11 +181,17 @@ function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryStri
  * Reads and parses the body, applies On Record Error, and makes the batch. A plain function returning the parse's
  * own promise chain rather than an async one: one promise and one tick fewer on every request.
  */
-function readBatch(ctx: RequestContext, req: IncomingMessage, requestId: string): Promise<Batch> {
+function readBatch(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  requestId: string,
+  codings: readonly ContentCoding[],
+): Promise<Batch> {
   const baseAttributes = requestAttributes(req, {
     copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
   });
-  return parseBody(ctx, req).then((parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
+  // One promise for the body: parsing the end and making the batch run in the body reader's own reaction.
+  return parseBody(ctx, req, codings, (parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
 }
 
 function batchOf(
@@ -222,42 +239,76 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
  */
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
-function parseBody(ctx: RequestContext, req: IncomingMessage): Promise<ParseResult> {
+function parseBody<T>(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  codings: readonly ContentCoding[],
+  then: (parsed: ParseResult) => T,
+): Promise<T> {
   // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
-  const source: ParseSource = {
-    remoteAddress: req.socket.remoteAddress,
-    originState: ctx.parseSource.originState,
-  };
-  const parser = ctx.createParser(source);
-  const records: ParsedRecord[] = [];
-  const failures: ParseFailure[] = [];
-  const collect = (result: ParseResult): void => {
-    for (const record of result.records) records.push(record);
-    for (const failure of result.failures) failures.push(failure);
-  };
-  let gathered: Uint8Array[] | undefined = parser.parseAll ? [] : undefined;
-  let gatheredBytes = 0;
-  const onChunk = (chunk: Uint8Array): void => {
-    gatheredBytes += chunk.length;
-    if (gathered && gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
+  const source: ParseSource = { remoteAddress: req.socket.remoteAddress, originState: ctx.body.originState };
+  const parse = new BodyParse(ctx.body.createParser(source));
+  // An unencoded body (nearly every request) reads with the plan's own options object.
+  const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+  return consumeDecodedBody(req, options, parse.onChunk).then((bytes) => {
+    ctx.metrics.countBytes(bytes);
+    return then(parse.finish(bytes));
+  });
+}
+
+/**
+ * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
+ * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
+ * and arrays, most of which a small body never uses.
+ */
+class BodyParse {
+  readonly #parser: Parser;
+  #gathered: Uint8Array[] | undefined;
+  #gatheredBytes = 0;
+  #records: ParsedRecord[] | undefined;
+  #failures: ParseFailure[] | undefined;
+
+  constructor(parser: Parser) {
+    this.#parser = parser;
+    this.#gathered = parser.parseAll ? [] : undefined;
+  }
+
+  /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
+  readonly onChunk = (chunk: Uint8Array): void => {
+    this.#gatheredBytes += chunk.length;
+    const gathered = this.#gathered;
+    if (gathered && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
       gathered.push(chunk);
       return;
     }
     if (gathered) {
-      for (const early of gathered) collect(parser.push(early));
-      gathered = undefined;
+      for (const early of gathered) this.#collect(this.#parser.push(early));
+      this.#gathered = undefined;
     }
-    collect(parser.push(chunk));
+    this.#collect(this.#parser.push(chunk));
   };
-  return consumeDecodedBody(req, bodyLimit(ctx), onChunk).then((bytes) => {
-    ctx.metrics.countBytes(bytes);
+
+  /** The body's records and failures, once all its `bytes` were taken. */
+  finish(bytes: number): ParseResult {
     if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+    const gathered = this.#gathered;
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
-    if (gathered && parser.parseAll)
-      return parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
-    collect(parser.end());
-    return { records, failures };
-  });
+    if (gathered && this.#parser.parseAll)
+      return this.#parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
+    this.#collect(this.#parser.end());
+    return { records: this.#records ?? [], failures: this.#failures ?? [] };
+  }
+
+  #collect(result: ParseResult): void {
+    if (result.records.length > 0) {
+      const records = (this.#records ??= []);
+      for (const record of result.records) records.push(record);
+    }
+    if (result.failures.length > 0) {
+      const failures = (this.#failures ??= []);
+      for (const failure of result.failures) failures.push(failure);
+    }
+  }
 }
 
 const EMPTY_LIST_MAP = new ListMapShape([]);
@@ -321,12 +372,6 @@ function send(
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
-}
-
-/** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts). */
-function bodyLimit(ctx: RequestContext): { maxRequestBytes: number; limitMb: number } {
-  const limitMb = ctx.config.http.maxRequestSizeMb;
-  return { maxRequestBytes: limitMb * 1_000_000, limitMb };
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -5,8 +5,6 @@ import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
-import { createCompressionParser } from '../formats/compression/compression-parser';
-import type { ParseSource, Parser } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
@@ -14,8 +12,10 @@ import { Admission } from './admission';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
+import { bodyPlanFor } from './body-plan';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, type RequestContext } from './handle-request';
+import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 
@@ -59,11 +59,14 @@ export interface OriginOptions {
 export class Origin {
   readonly config: OriginConfig;
   readonly #events = new EventEmitter();
+  // Which request events have a listener, kept by the emitter's own add/remove notifications (so `once`
+  // listeners count until they fire): the request path builds an event's object only when someone listens.
+  readonly #listening = { request: false, batch: false, rejection: false };
   readonly #runners: RunnerPool;
   readonly #metrics = new OriginMetrics();
   readonly #admission: Admission;
   readonly #runningBatches: BatchDeadlines;
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
@@ -77,18 +80,7 @@ export class Origin {
     this.config = resolveConfig(config, formats);
     refuseUnsupported(this.config);
     this.#runners = options.runners;
-    const format = formats.get(this.config.dataFormat.format);
-    const formatConfig = this.config.dataFormat[format.name];
-    const parseSource = { originState: new Map<string, unknown>() };
-    // Make one parser now so that a format's config problem (an unknown charset, say) fails here, not per request.
-    format.createParser(formatConfig, { originState: new Map() });
-    const { compression } = this.config.dataFormat;
-    const maxDecodedBytes = this.config.http.maxRequestSizeMb * 1_000_000;
-    const createParser =
-      compression.format === 'none'
-        ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
-        : (source: ParseSource): Parser =>
-            createCompressionParser(format, formatConfig, compression, source, { maxDecodedBytes });
+    const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
     this.#admission = new Admission({
       slots: http.maxConcurrentRequests,
@@ -96,17 +88,19 @@ export class Origin {
       queueTimeoutMs: http.queueTimeoutMs,
     });
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
+    this.#events.on('newListener', (event: string) => this.#updateListening(event, true));
+    this.#events.on('removeListener', (event: string) =>
+      this.#updateListening(event, this.#events.listenerCount(event) > 0),
+    );
     this.#context = {
       config: this.config,
-      format,
-      formatConfig,
-      parseSource,
-      createParser,
+      body,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {
+        listening: this.#listening,
         request: (info) => this.#emit('request', info),
         batch: (info) => this.#emit('batch', info),
         rejection: (info) => this.#emit('rejection', info),
@@ -114,6 +108,7 @@ export class Origin {
       runningBatches: this.#runningBatches,
       renderer: responseRendererFor(this.config.httpResponse),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
+      inFlight: this.#inFlight,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -178,11 +173,7 @@ export class Origin {
    * origin is closing. The returned promise settles when the answer has been written; it never rejects.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const handled = handleRequest(this.#context, req, res);
-    this.#inFlight.add(handled);
-    // handleRequest never rejects, so a plain `then` (cheaper than `finally`) is enough.
-    void handled.then(() => this.#inFlight.delete(handled));
-    return handled;
+    return handleRequest(this.#context, req, res);
   }
 
   /**
@@ -217,7 +208,7 @@ export class Origin {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
     this.#lease?.closeIdleConnections();
-    const drained = Promise.allSettled([...this.#inFlight]).then(() => true);
+    const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
       await this.#lease?.release(false);
@@ -256,6 +247,10 @@ export class Origin {
           startedAt: performance.now(),
         }),
     };
+  }
+
+  #updateListening(event: string, listened: boolean): void {
+    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listening[event] = listened;
   }
 
   #emit<E extends keyof OriginEvents>(event: E, info: OriginEvents[E]): void {

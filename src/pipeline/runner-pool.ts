@@ -26,6 +26,12 @@ export interface RunnerPool {
    * destroyed. A pool should then drop the batch if it has not started it yet and tell running stages, so that
    * they can stop early; after the abort the origin no longer waits for the returned promise, so it may settle
    * whenever the stages are done.
+   *
+   * The signal belongs to this run only. The origin reuses the signals of batches that ended without an abort
+   * (making an `AbortSignal` costs a few µs per request), so a pool or stage may read `signal.aborted`, add abort
+   * listeners and pass the signal on while the run lasts, but must remove its listeners before the returned
+   * promise settles (a signal that still has a listener is not reused, only dropped) and must not keep the
+   * signal, or act on it, after that: a kept signal may later abort for another batch.
    */
   run(batch: Batch, signal: AbortSignal): Promise<void>;
 

@@ -1,8 +1,10 @@
-import { OriginError, isOriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
 import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
 import type { ResponseSink } from '../pipeline/response-sink';
-import { responseStatus } from './status-rule';
+import { UTF_8, responseEncoding, type ResponseEncoding } from './response-encoding';
+import { contentTypeOf, renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
+
+export { isSupportedResponseCharset } from './response-encoding';
 
 /** The parts of the HTTP Response config the JSON renderer reads (`httpResponse` with defaults applied). */
 export interface JsonResponseConfig {
@@ -32,72 +34,17 @@ export function renderedBodyLength(body: string | Buffer): number {
   return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
 }
 
-interface ResponseCharset {
-  /** The IANA name sent in `Content-Type`, lowercased. */
-  readonly label: string;
-  readonly encoding: BufferEncoding;
-  /** Characters the encoding cannot carry; the JSON text writes them as `\uXXXX` escapes instead. */
-  readonly unencodable?: RegExp;
-}
-
-const UTF_8: ResponseCharset = { label: 'utf-8', encoding: 'utf8' };
-const UTF_16LE: ResponseCharset = { label: 'utf-16le', encoding: 'utf16le' };
-const ISO_8859_1: ResponseCharset = {
-  label: 'iso-8859-1',
-  encoding: 'latin1',
-  unencodable: /[\u0100-\uffff]/g,
-};
-// Node's 'ascii' encoder writes latin1 bytes; escaping everything above 0x7F first keeps the body pure ASCII.
-const US_ASCII: ResponseCharset = { label: 'us-ascii', encoding: 'latin1', unencodable: /[\u0080-\uffff]/g };
-
-const CHARSETS: ReadonlyMap<string, ResponseCharset> = new Map([
-  ['utf-8', UTF_8],
-  ['utf8', UTF_8],
-  ['utf-16le', UTF_16LE],
-  ['utf16le', UTF_16LE],
-  ['iso-8859-1', ISO_8859_1],
-  ['iso8859-1', ISO_8859_1],
-  ['latin1', ISO_8859_1],
-  ['us-ascii', US_ASCII],
-  ['ascii', US_ASCII],
-]);
-
-/** True when `charset` (any letter case) is one the JSON response can be encoded in. */
-export function isSupportedResponseCharset(charset: string): boolean {
-  return CHARSETS.has(charset.toLowerCase());
-}
-
-function resolveCharset(charset: string): ResponseCharset {
-  const found = CHARSETS.get(charset.toLowerCase());
-  if (found === undefined) throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset });
-  return found;
-}
-
 function escapeUnit(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-function encode(text: string, charset: ResponseCharset): string | Buffer {
+function encode(text: string, charset: ResponseEncoding): string | Buffer {
   if (charset === UTF_8) return text;
   // Outside strings JSON text is ASCII, so every character matched here is inside a string, where an escape
   // means the same character.
-  const safe = charset.unencodable === undefined ? text : text.replace(charset.unencodable, escapeUnit);
+  const unencodable = charset.unencodableUnits;
+  const safe = unencodable === undefined ? text : text.replace(unencodable, escapeUnit);
   return Buffer.from(safe, charset.encoding);
-}
-
-// The HTTP layer owns these: a pipeline header must not describe a body other than the one rendered here.
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
-
-function responseHeaders(charset: ResponseCharset, sink: ResponseSink | undefined): Record<string, string> {
-  const headers = Object.create(null) as Record<string, string>;
-  headers['Content-Type'] = `application/json; charset=${charset.label}`;
-  if (sink === undefined) return headers;
-  const asked = sink.headers;
-  for (const name of Object.keys(asked)) {
-    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
-    headers[name] = (asked[name] as readonly string[]).join(', ');
-  }
-  return headers;
 }
 
 /** `[v1,v2,…]`, the JSON array of the records' values; the hot path of every response. */
@@ -115,13 +62,6 @@ function joinValues(records: readonly DataRecord[], separator: string): string {
   return text;
 }
 
-function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
-  for (const record of records) {
-    if (record.header.errorMessage !== undefined) return record.header.errorMessage;
-  }
-  return undefined;
-}
-
 function envelopeText(status: number, data: string, error: string, errorMessage: string | undefined): string {
   const message = errorMessage === undefined ? 'null' : JSON.stringify(errorMessage);
   return `{"httpStatusCode":${status},"data":${data},"error":${error},"errorMessage":${message}}`;
@@ -131,6 +71,31 @@ function rawText(records: readonly DataRecord[], jsonContent: JsonResponseConfig
   if (records.length === 0) return '';
   return jsonContent === 'arrayOfObjects' ? valuesArray(records) : joinValues(records, '\n');
 }
+
+const JSON_MIME_TYPE = 'application/json';
+
+function envelope(
+  status: number,
+  data: readonly DataRecord[],
+  errors: readonly DataRecord[],
+  errorMessage: string | undefined,
+): string {
+  return envelopeText(status, valuesArray(data), valuesArray(errors), errorMessage);
+}
+
+// One writer per raw layout, made once: the hot path allocates no writer.
+const WRITERS: Readonly<Record<JsonResponseConfig['jsonContent'], EnvelopeWriter>> = {
+  arrayOfObjects: {
+    mimeType: JSON_MIME_TYPE,
+    envelope,
+    raw: (records) => rawText(records, 'arrayOfObjects'),
+  },
+  multipleObjects: {
+    mimeType: JSON_MIME_TYPE,
+    envelope,
+    raw: (records) => rawText(records, 'multipleObjects'),
+  },
+};
 
 /**
  * Renders the JSON response to one batch from what the pipeline put in `sink`.
@@ -153,28 +118,24 @@ function rawText(records: readonly DataRecord[], jsonContent: JsonResponseConfig
  *   when a record value cannot be written as JSON.
  */
 export function renderJsonResponse(sink: ResponseSink, config: JsonResponseConfig): RenderedResponse {
-  const charset = resolveCharset(config.charset);
-  const status = responseStatus(sink);
-  let text: string;
-  try {
-    if (config.sendRawResponse) {
-      const errors = sink.errorRecords;
-      text = rawText(errors.length > 0 ? errors : sink.dataRecords, config.jsonContent);
-    } else {
-      const errors = sink.errorRecords;
-      text = envelopeText(
-        status,
-        valuesArray(sink.dataRecords),
-        valuesArray(errors),
-        firstErrorMessage(errors),
-      );
-    }
-  } catch (error) {
-    if (isOriginError(error)) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail }, { cause: error });
-  }
-  return { status, headers: responseHeaders(charset, sink), body: encode(text, charset) };
+  return jsonRenderer(config)(sink);
+}
+
+/**
+ * {@link renderJsonResponse} with the charset, `Content-Type` and writer of `config` resolved once: the renderer
+ * an origin keeps for all its responses.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` at once for an unsupported charset.
+ */
+export function jsonRenderer(config: JsonResponseConfig): (sink: ResponseSink) => RenderedResponse {
+  const charset = responseEncoding(config.charset);
+  const contentType = contentTypeOf(JSON_MIME_TYPE, charset);
+  const writer = WRITERS[config.jsonContent];
+  const raw = config.sendRawResponse;
+  return (sink) => {
+    const { status, text } = renderSink(sink, raw, writer);
+    return { status, headers: responseHeaders(contentType, sink), body: encode(text, charset) };
+  };
 }
 
 /**
@@ -192,10 +153,10 @@ export function renderJsonEnvelopeError(
   errorMessage: string,
   config: Pick<JsonResponseConfig, 'charset'>,
 ): RenderedResponse {
-  const charset = resolveCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   return {
     status,
-    headers: responseHeaders(charset, undefined),
+    headers: responseHeaders(contentTypeOf(JSON_MIME_TYPE, charset), undefined),
     body: encode(envelopeText(status, '[]', '[]', errorMessage), charset),
   };
 }

@@ -1,10 +1,17 @@
-import { OriginError, isOriginError } from '../errors/origin-error';
+import { OriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
 import { isTypedField, type FieldAttributes, type FieldValue } from '../record/field';
 import { isListMap, listMapEntries } from '../record/list-map';
 import type { RenderedResponse } from './json-response';
 import type { ResponseSink } from '../pipeline/response-sink';
-import { responseStatus } from './status-rule';
+import { responseEncoding, type ResponseEncoding } from './response-encoding';
+import {
+  contentTypeOf,
+  renderSink,
+  responseHeaders,
+  type EnvelopeWriter,
+  type RenderedText,
+} from './response-envelope';
 
 /** The parts of the HTTP Response config the XML renderer reads (`httpResponse` with defaults applied). */
 export interface XmlResponseConfig {
@@ -18,62 +25,6 @@ export interface XmlResponseConfig {
   readonly validateSchema: boolean;
   /** XSD 1.0 text; used when `validateSchema`. */
   readonly xmlSchema: string;
-}
-
-interface XmlCharset {
-  /** The name sent in `Content-Type` and in the XML declaration. */
-  readonly label: string;
-  readonly encoding: BufferEncoding;
-  /** Characters the encoding cannot carry; they are written as character references `&#xH;`. */
-  readonly unencodable?: RegExp;
-  /** Written before the declaration: XML requires a byte order mark on UTF-16. */
-  readonly bom?: string;
-}
-
-const UTF_8: XmlCharset = { label: 'UTF-8', encoding: 'utf8' };
-const UTF_16LE: XmlCharset = { label: 'UTF-16LE', encoding: 'utf16le', bom: '\ufeff' };
-const ISO_8859_1: XmlCharset = {
-  label: 'ISO-8859-1',
-  encoding: 'latin1',
-  unencodable: /[\u0100-\u{10ffff}]/gu,
-};
-const US_ASCII: XmlCharset = { label: 'US-ASCII', encoding: 'latin1', unencodable: /[\u0080-\u{10ffff}]/gu };
-
-const CHARSETS: ReadonlyMap<string, XmlCharset> = new Map([
-  ['utf-8', UTF_8],
-  ['utf8', UTF_8],
-  ['utf-16le', UTF_16LE],
-  ['utf16le', UTF_16LE],
-  ['utf-16-le', UTF_16LE],
-  ['iso-8859-1', ISO_8859_1],
-  ['iso8859-1', ISO_8859_1],
-  ['iso_8859-1', ISO_8859_1],
-  ['latin1', ISO_8859_1],
-  ['latin-1', ISO_8859_1],
-  ['us-ascii', US_ASCII],
-  ['us_ascii', US_ASCII],
-  ['ascii', US_ASCII],
-]);
-
-function resolveCharset(charset: string): XmlCharset {
-  const found = CHARSETS.get(charset.toLowerCase());
-  if (found === undefined) throw new OriginError('ORIGIN_RESPONSE_CHARSET_UNSUPPORTED', { charset });
-  return found;
-}
-
-// The HTTP layer owns these: a pipeline header must not describe a body other than the one rendered here.
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
-
-function responseHeaders(charset: XmlCharset, sink: ResponseSink | undefined): Record<string, string> {
-  const headers = Object.create(null) as Record<string, string>;
-  headers['Content-Type'] = `application/xml; charset=${charset.label.toLowerCase()}`;
-  if (sink === undefined) return headers;
-  const asked = sink.headers;
-  for (const name of Object.keys(asked)) {
-    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
-    headers[name] = (asked[name] as readonly string[]).join(', ');
-  }
-  return headers;
 }
 
 // XML 1.0 Name, restricted to letters, digits and `_ . -` (plus one prefix colon): every name this accepts is a
@@ -192,13 +143,6 @@ function isMap(value: FieldValue): value is { [key: string]: FieldValue } {
   );
 }
 
-function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
-  for (const record of records) {
-    if (record.header.errorMessage !== undefined) return record.header.errorMessage;
-  }
-  return undefined;
-}
-
 function envelopeBody(
   status: number,
   data: readonly DataRecord[],
@@ -229,15 +173,30 @@ function declaration(label: string, pretty: boolean): string {
   return `<?xml version="1.0" encoding="${label}"?>${pretty ? '\n' : ''}`;
 }
 
-function encode(body: string, charset: XmlCharset, pretty: boolean): Buffer {
+function encode(body: string, charset: ResponseEncoding, pretty: boolean): Buffer {
   // Outside text and attribute values the document is ASCII, so every character matched here is in one of
   // them, where a character reference means the same character.
+  const unencodable = charset.unencodableCodePoints;
   const safe =
-    charset.unencodable === undefined
+    unencodable === undefined
       ? body
-      : body.replace(charset.unencodable, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`);
-  return Buffer.from(`${charset.bom ?? ''}${declaration(charset.label, pretty)}${safe}`, charset.encoding);
+      : body.replace(unencodable, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`);
+  // XML requires a byte order mark on UTF-16.
+  const bom = charset.encoding === 'utf16le' ? '\ufeff' : '';
+  return Buffer.from(`${bom}${declaration(charset.name, pretty)}${safe}`, charset.encoding);
 }
+
+const XML_MIME_TYPE = 'application/xml';
+
+function xmlWriter(pretty: boolean): EnvelopeWriter {
+  return {
+    mimeType: XML_MIME_TYPE,
+    envelope: (status, data, errors, errorMessage) =>
+      envelopeBody(status, data, errors, errorMessage, pretty),
+    raw: (records) => rawBody(records, pretty),
+  };
+}
+const WRITERS = { pretty: xmlWriter(true), compact: xmlWriter(false) };
 
 /**
  * Validates `document` (a whole XML document as text) against the XSD 1.0 `schema` with libxml2's xmllint
@@ -288,28 +247,47 @@ export async function renderXmlResponse(
   sink: ResponseSink,
   config: XmlResponseConfig,
 ): Promise<RenderedResponse> {
-  const charset = resolveCharset(config.charset);
-  const status = responseStatus(sink);
-  let body: string;
-  try {
-    const errors = sink.errorRecords;
-    body = config.sendRawResponse
-      ? rawBody(errors.length > 0 ? errors : sink.dataRecords, config.prettyFormat)
-      : envelopeBody(status, sink.dataRecords, errors, firstErrorMessage(errors), config.prettyFormat);
-  } catch (error) {
-    if (isOriginError(error)) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail }, { cause: error });
-  }
-  if (config.validateSchema) {
-    // xmllint reads UTF-8 only; the document validated is the one sent, declared as UTF-8.
-    await validateXmlDocument(declaration('UTF-8', config.prettyFormat) + body, config.xmlSchema);
-  }
+  const rendered = renderXmlText(sink, config);
+  if (config.validateSchema) await validateRendered(rendered, config);
+  return encodeRendered(rendered, config);
+}
+
+/** The XML response's status, headers and text, before validation and encoding. */
+interface XmlText extends RenderedText {
+  readonly headers: Record<string, string>;
+  readonly charset: ResponseEncoding;
+}
+
+function renderXmlText(sink: ResponseSink, config: XmlResponseConfig): XmlText {
+  const charset = responseEncoding(config.charset);
+  const writer = config.prettyFormat ? WRITERS.pretty : WRITERS.compact;
+  const { status, text } = renderSink(sink, config.sendRawResponse, writer);
+  return { status, text, charset, headers: responseHeaders(contentTypeOf(XML_MIME_TYPE, charset), sink) };
+}
+
+function validateRendered(rendered: XmlText, config: XmlResponseConfig): Promise<void> {
+  // xmllint reads UTF-8 only; the document validated is the one sent, declared as UTF-8.
+  return validateXmlDocument(declaration('UTF-8', config.prettyFormat) + rendered.text, config.xmlSchema);
+}
+
+function encodeRendered(rendered: XmlText, config: XmlResponseConfig): RenderedResponse {
   return {
-    status,
-    headers: responseHeaders(charset, sink),
-    body: encode(body, charset, config.prettyFormat),
+    status: rendered.status,
+    headers: rendered.headers,
+    body: encode(rendered.text, rendered.charset, config.prettyFormat),
   };
+}
+
+/**
+ * {@link renderXmlResponse} without schema validation: synchronous, for configs without `validateSchema`.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` or `ORIGIN_RESPONSE_RENDER_FAILED`.
+ */
+export function renderXmlResponseUnvalidated(
+  sink: ResponseSink,
+  config: XmlResponseConfig,
+): RenderedResponse {
+  return encodeRendered(renderXmlText(sink, config), config);
 }
 
 /**
@@ -325,12 +303,12 @@ export function renderXmlEnvelopeError(
   errorMessage: string,
   config: Pick<XmlResponseConfig, 'charset' | 'prettyFormat'>,
 ): RenderedResponse {
-  const charset = resolveCharset(config.charset);
+  const charset = responseEncoding(config.charset);
   // A message may hold characters XML cannot carry (a control character from a client's header, say).
   const message = errorMessage.replace(new RegExp(NOT_XML_CHAR.source, 'gu'), '\ufffd');
   return {
     status,
-    headers: responseHeaders(charset, undefined),
+    headers: responseHeaders(contentTypeOf(XML_MIME_TYPE, charset), undefined),
     body: encode(envelopeBody(status, [], [], message, config.prettyFormat), charset, config.prettyFormat),
   };
 }

@@ -115,6 +115,21 @@ describe('requestAttributes', () => {
     expect(keys.filter((key) => key.toLowerCase() === 'x-tag')).toEqual(['X-Tag']);
   });
 
+  it('joins repeated headers under their first spelling in a request with many headers too', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => `X-H${i}: v${i}`).join('\r\n');
+    const { attributes, keys } = await rawRequest(
+      `GET / HTTP/1.1\r\nHost: h\r\nX-Early: a\r\n${many}\r\nx-early: b\r\nX-H3: again\r\nx-late: c\r\nX-LATE: d`,
+    );
+    expect(attributes).toMatchObject({
+      'X-Early': 'a, b',
+      'X-H3': 'v3, again',
+      'x-late': 'c, d',
+      'X-H39': 'v39',
+    });
+    expect(keys.filter((key) => key.toLowerCase() === 'x-late')).toEqual(['x-late']);
+    expect(keys.slice(4, 7)).toEqual(['Host', 'X-Early', 'X-H0']);
+  });
+
   it('joins repeated Cookie headers with "; "', async () => {
     const { attributes } = await rawRequest('GET / HTTP/1.1\r\nHost: h\r\nCookie: a=1\r\nCookie: b=2');
     expect(attributes.Cookie).toBe('a=1; b=2');

@@ -5,13 +5,13 @@ import {
   InProcessRunnerPool,
   Origin,
   SendResponse,
-  encodeSnappyFramed,
   isOriginError,
   listMapKeys,
   type Batch,
   type DataRecord,
   type ListMap,
 } from 'rest-service-origin';
+import { encodeSnappyFramed } from '../../src/http/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
 let running: TestOrigin[] = [];
@@ -515,7 +515,9 @@ describe('close()', () => {
       new SendResponse().write(batch);
     });
     const inFlight = Array.from({ length: 4 }, (_, i) => send(url, { body: JSON.stringify({ i }) }));
-    while (started < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Two run and two wait for a slot: all four were admitted before close() (on a loaded machine the last
+    // request could otherwise arrive after it and be refused as closing).
+    while (started < 2 || o.metrics().queued < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     const closed = o.close({ timeoutMs: 10_000 });
     const refused = await send(url, { body: '{}' });
     expect(refused.status).toBe(503);

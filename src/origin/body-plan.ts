@@ -1,0 +1,42 @@
+import { createCompressionParser } from '../formats/compression/compression-parser';
+import type { DataFormat, ParseSource, Parser } from '../formats/data-format';
+import type { BodyReadOptions } from '../http/body-reader';
+import type { OriginConfig } from './config';
+
+/**
+ * How an origin reads every request body, decided once when the origin is made (DESIGN.md §2): the size limit
+ * in bytes, and the parser factory (the format's own parser, or one wrapped in the configured compression
+ * format). The per-request part, the Content-Encoding, is read once per request by the early checks and handed to
+ * the body reader with this plan's limit.
+ */
+export interface BodyPlan {
+  /** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts), and as configured. */
+  readonly limit: { readonly maxRequestBytes: number; readonly limitMb: number };
+  /** The body reader's options for a body without Content-Encoding: made once, used by nearly every request. */
+  readonly unencoded: BodyReadOptions;
+  /** Makes the parser of one request body. */
+  readonly createParser: (source: ParseSource) => Parser;
+  /** The state formats keep per origin (NetFlow v9 templates), shared by every request's {@link ParseSource}. */
+  readonly originState: Map<string, unknown>;
+}
+
+/**
+ * The body plan of an origin with `config` reading `format`. Makes one parser right away, so that a format's
+ * config problem (an unknown charset, say) fails when the origin is made, not on every request.
+ */
+export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan {
+  const formatConfig = config.dataFormat[format.name];
+  format.createParser(formatConfig, { originState: new Map() });
+  const limitMb = config.http.maxRequestSizeMb;
+  const maxRequestBytes = limitMb * 1_000_000;
+  const { compression } = config.dataFormat;
+  const createParser =
+    compression.format === 'none'
+      ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
+      : (source: ParseSource): Parser =>
+          createCompressionParser(format, formatConfig, compression, source, {
+            maxDecodedBytes: maxRequestBytes,
+          });
+  const limit = { maxRequestBytes, limitMb };
+  return { limit, unencoded: { ...limit, codings: [] }, createParser, originState: new Map() };
+}
