@@ -6,12 +6,12 @@ import {
   type FieldAttributes,
   type FieldType,
   type FieldValue,
-  type LegacyListMap,
+  type ListMap,
   type PlainMap,
   type TypedValueOf,
 } from '../../record/field';
 import { fieldTypeOf } from '../../record/field-type-of';
-import { isListMap, listMapEntries, listMapShapeOf } from '../../record/list-map';
+import { listMapEntries, listMapShapeOf } from '../../record/list-map';
 import { RecordHeader } from '../../record/record-header';
 
 /**
@@ -113,9 +113,8 @@ function encodeValue(type: FieldType, value: NonNullable<TypedValueOf[FieldType]
     case 'LIST':
       return (value as FieldValue[]).map(encodeField);
     case 'LIST_MAP': {
-      // In key-table order (JS would put integer-like keys first); a Map is the deprecated LIST_MAP form.
-      const entries = isListMap(value) ? listMapEntries(value) : [...(value as LegacyListMap)];
-      return entries.map(([key, item]) => [key, encodeField(item)]);
+      // In key-table order (JS would put integer-like keys first).
+      return listMapEntries(value as ListMap).map(([key, item]) => [key, encodeField(item)]);
     }
     default:
       // BOOLEAN, CHAR, BYTE, SHORT, INTEGER, DECIMAL, ZONED_DATETIME, STRING: JSON says them exactly.

@@ -130,10 +130,6 @@ const tree = fc.letrec<{ node: FieldValue }>((tie) => ({
     fc
       .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 4 })
       .map((entries) => listMapOf(entries)),
-    // The deprecated Map form (Protobuf still makes it) is written alike and read back as a list-map.
-    fc
-      .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 3 })
-      .map((entries) => field('LIST_MAP', new Map(entries))),
     fc
       .tuple(fc.dictionary(key, tie('node'), { maxKeys: 3 }), attributes)
       .map(([map, attrs]) => field('MAP', map as PlainMap, attrs)),
