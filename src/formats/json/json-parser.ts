@@ -101,30 +101,41 @@ function wholeBodyRecords(
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   if (LONG_DIGIT_RUN.test(text)) return undefined;
-  if (mayNestDeeper(bytes, options.maxNestingDepth)) return undefined;
   let value: FieldValue;
   try {
     value = JSON.parse(text) as FieldValue;
   } catch {
     return undefined;
   }
+  // A text too short to hold that many bracket pairs cannot nest that deep: most bodies skip the walk.
+  if (bytes.length > 2 * options.maxNestingDepth && nestsDeeper(value, options.maxNestingDepth))
+    return undefined;
   if (options.jsonContent === 'multipleObjects') return [{ value }];
   return Array.isArray(value) ? value.map((element) => ({ value: element })) : undefined;
 }
 
 /**
- * Whether `bytes` may hold a value nested deeper than `maxDepth`: a value that deep needs more than `maxDepth`
- * opening brackets (`[`, `{`), and brackets inside strings only count extra. A text too short to hold that many
- * pairs is not scanned at all.
+ * Whether a decoded `value` nests deeper than `maxDepth` (the root array or object is level 1, as the framer
+ * counts). An iterative walk over objects and arrays only: `JSON.parse` itself never overflows the stack, and
+ * walking the decoded tree costs about half a pass over the bytes (a byte scan must track strings to be right).
  */
-function mayNestDeeper(bytes: Uint8Array, maxDepth: number): boolean {
-  if (bytes.length <= 2 * maxDepth) return false;
-  // A plain Uint8Array view: indexing a Buffer in a hot loop is slower.
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-  let open = 0;
-  for (let i = 0; i < view.length; i++) {
-    // 0x5b '[' and 0x7b '{' differ in bit 0x20 only.
-    if ((view[i]! | 0x20) === 0x7b && ++open > maxDepth) return true;
+function nestsDeeper(value: FieldValue, maxDepth: number): boolean {
+  const pending: unknown[] = [value];
+  const depths: number[] = [1];
+  const visit = (child: unknown, depth: number): void => {
+    if (child !== null && typeof child === 'object') {
+      pending.push(child);
+      depths.push(depth);
+    }
+  };
+  while (pending.length > 0) {
+    const node = pending.pop();
+    const depth = depths.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > maxDepth) return true;
+    // Index and `for…in` loops rather than Object.values: no array per object on a walk that visits them all.
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node[i], depth + 1);
+    else for (const key in node) visit((node as Record<string, unknown>)[key], depth + 1);
   }
   return false;
 }
