@@ -20,6 +20,7 @@ import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor/index.js';
 import type {} from 'protobufjs/ext/descriptor';
 import { avroFormat } from '../src/formats/avro/avro-format';
+import { BENCH_AVRO_SCHEMA } from './bench-avro-schema';
 import { parseWhole } from '../src/formats/parse-helpers';
 import { protobufFormat } from '../src/formats/protobuf/protobuf-format';
 
@@ -88,34 +89,7 @@ async function containers(): Promise<void> {
 }
 
 async function avroBody(): Promise<void> {
-  const type = avro.Type.forSchema({
-    type: 'record',
-    name: 'Order',
-    namespace: 'bench',
-    fields: [
-      { name: 'id', type: 'long' },
-      { name: 'name', type: 'string' },
-      { name: 'email', type: 'string' },
-      { name: 'active', type: 'boolean' },
-      { name: 'score', type: 'double' },
-      { name: 'count', type: 'int' },
-      { name: 'tags', type: { type: 'array', items: 'string' } },
-      {
-        name: 'address',
-        type: {
-          type: 'record',
-          name: 'Address',
-          fields: [
-            { name: 'city', type: 'string' },
-            { name: 'zip', type: 'string' },
-            { name: 'line', type: 'string' },
-          ],
-        },
-      },
-      { name: 'note', type: ['null', 'string'], default: null },
-      { name: 'counts', type: { type: 'map', values: 'int' } },
-    ],
-  });
+  const type = avro.Type.forSchema(BENCH_AVRO_SCHEMA);
   const encoder = new avro.streams.BlockEncoder(type, { codec: 'null' });
   const parts: Buffer[] = [];
   encoder.on('data', (part: Buffer) => parts.push(part));

@@ -14,6 +14,7 @@ import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor/index.js';
 import type {} from 'protobufjs/ext/descriptor';
 import { avroFormat } from '../src/formats/avro/avro-format';
+import { BENCH_AVRO_SCHEMA } from './bench-avro-schema';
 import type { ParseResult } from '../src/formats/data-format';
 import { datagramFormat } from '../src/formats/datagram/datagram-format';
 import { createNetflowParser } from '../src/formats/datagram/netflow/netflow-parser';
@@ -429,34 +430,7 @@ function compareWithBaseline(title: string, records: number, contenders: Contend
  * dropping each value is shown too: it measures decoding without the cost of keeping a body's worth of values.
  */
 async function benchAvro(): Promise<number> {
-  const schema: avro.Schema = {
-    type: 'record',
-    name: 'Order',
-    namespace: 'bench',
-    fields: [
-      { name: 'id', type: 'long' },
-      { name: 'name', type: 'string' },
-      { name: 'email', type: 'string' },
-      { name: 'active', type: 'boolean' },
-      { name: 'score', type: 'double' },
-      { name: 'count', type: 'int' },
-      { name: 'tags', type: { type: 'array', items: 'string' } },
-      {
-        name: 'address',
-        type: {
-          type: 'record',
-          name: 'Address',
-          fields: [
-            { name: 'city', type: 'string' },
-            { name: 'zip', type: 'string' },
-            { name: 'line', type: 'string' },
-          ],
-        },
-      },
-      { name: 'note', type: ['null', 'string'], default: null },
-      { name: 'counts', type: { type: 'map', values: 'int' } },
-    ],
-  };
+  const schema = BENCH_AVRO_SCHEMA;
   const type = avro.Type.forSchema(schema);
   const next = random(13);
   const encoder = new avro.streams.BlockEncoder(type, { codec: 'null' });
