@@ -20,7 +20,25 @@ export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
-export type { FieldType, FieldValue, FieldAttributes, PlainMap, TypedValueOf } from './record/field';
+export type {
+  FieldType,
+  FieldValue,
+  FieldAttributes,
+  PlainMap,
+  TypedValueOf,
+  LegacyListMap,
+} from './record/field';
+export {
+  ListMapShape,
+  isListMap,
+  listMapKeys,
+  listMapEntries,
+  listMapToMap,
+  listMapOf,
+  listMapShapeOf,
+  setListMapField,
+  type ListMap,
+} from './record/list-map';
 export { fieldTypeOf } from './record/field-type-of';
 export { parseFieldPath, formatFieldPath, type PathSegment } from './record/field-path';
 export { RecordHeader, type HeaderAttributes, type RecordHeaderInit } from './record/record-header';

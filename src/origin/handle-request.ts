@@ -13,7 +13,7 @@ import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import type { RunnerPool } from '../pipeline/runner-pool';
-import { field } from '../record/field';
+import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
@@ -311,8 +311,11 @@ class BodyParse {
   }
 }
 
+const EMPTY_LIST_MAP = new ListMapShape([]);
+
 function emptyPayloadRecord(): ParsedRecord {
-  return { value: field('LIST_MAP', new Map()), attributes: EMPTY_PAYLOAD_ATTRIBUTES };
+  // A fresh list-map each time: a stage may add fields to it.
+  return { value: EMPTY_LIST_MAP.create([]), attributes: EMPTY_PAYLOAD_ATTRIBUTES };
 }
 
 /** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */

@@ -9,6 +9,7 @@ import {
   type TypedValueOf,
 } from './field';
 import { fieldTypeOf } from './field-type-of';
+import { copyListMap, isListMap, listMapKeys, setListMapField, type ListMap } from './list-map';
 import { formatFieldPath, parseFieldPath, type PathSegment } from './field-path';
 import { RecordHeader, type HeaderAttributes } from './record-header';
 
@@ -53,8 +54,9 @@ const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwn
  *
  * `value` is public and mutable so that stages read `record.value.customer.name` as they expect in Node; the
  * path methods (`get`, `set`, `delete`, `field`) reach into the tree by field path (see `field-path.ts`),
- * looking inside typed MAP, LIST and LIST_MAP wrappers as well as plain objects and arrays. A record owns its
- * tree: keep no reference to a subtree you later hand to another record, or {@link DataRecord.clone} first.
+ * looking inside plain objects, list-maps and arrays as well as typed MAP, LIST and LIST_MAP wrappers. A record
+ * owns its tree: keep no reference to a subtree you later hand to another record, or {@link DataRecord.clone}
+ * first.
  */
 export class DataRecord {
   /** The root of the value tree. */
@@ -193,9 +195,9 @@ function viewOf(node: FieldValue): FieldView {
 }
 
 /**
- * A deep copy of a value tree: arrays, plain objects (keeping a null prototype), `Map`s, typed wrappers (with
- * their field attributes), `Date`s and byte arrays (a `Buffer` stays a `Buffer`) are copied; primitives are
- * immutable and kept.
+ * A deep copy of a value tree: arrays, plain objects (keeping a null prototype), list-maps (sharing the original's
+ * key table), `Map`s, typed wrappers (with their field attributes), `Date`s and byte arrays (a `Buffer` stays a
+ * `Buffer`) are copied; primitives are immutable and kept.
  */
 export function cloneFieldValue(value: FieldValue): FieldValue {
   return cloneNode(value) as FieldValue;
@@ -213,6 +215,7 @@ function cloneNode(value: Node): Node {
   }
   if (value instanceof Uint8Array) return Uint8Array.prototype.slice.call(value);
   if (value instanceof Date) return new Date(value.getTime());
+  if (isListMap(value)) return copyListMap(value, cloneFieldValue);
   if (value instanceof Map) {
     const copy = new Map<string, FieldValue>();
     for (const [key, item] of value) copy.set(key, cloneFieldValue(item));
@@ -232,17 +235,20 @@ function setOwn(map: PlainMap, key: string, value: FieldValue): void {
   }
 }
 
+/** A container node's contents: a LIST, a MAP, a LIST_MAP, or a LIST_MAP in the deprecated `Map` form. */
+type Container = FieldValue[] | PlainMap | ListMap | Map<string, FieldValue>;
+
 /** What a container node holds, looking through a typed wrapper; `undefined` when it is not a container. */
-function containerOf(node: FieldValue): FieldValue[] | PlainMap | Map<string, FieldValue> | undefined {
+function containerOf(node: FieldValue): Container | undefined {
   if (node === null || typeof node !== 'object') return undefined;
   if (Array.isArray(node)) return node;
   if (isTypedField(node)) {
     if (node.type === 'MAP' || node.type === 'LIST' || node.type === 'LIST_MAP') {
-      return (node.value as FieldValue[] | PlainMap | Map<string, FieldValue> | null) ?? undefined;
+      return (node.value as Container | null) ?? undefined;
     }
     return undefined;
   }
-  return isPlainMap(node) ? node : undefined;
+  return isPlainMap(node) || isListMap(node) ? node : undefined;
 }
 
 function childOf(node: FieldValue, segment: PathSegment): FieldValue | undefined {
@@ -256,6 +262,10 @@ function childOf(node: FieldValue, segment: PathSegment): FieldValue | undefined
   if (Array.isArray(container))
     return segment.index < container.length ? container[segment.index] : undefined;
   if (container instanceof Map) return entryAt(container, segment.index)?.[1];
+  if (isListMap(container)) {
+    const key = listMapKeys(container)[segment.index];
+    return key === undefined ? undefined : container[key];
+  }
   return undefined;
 }
 
@@ -296,6 +306,7 @@ function putChild(
     if (container instanceof Map) container.set(segment.key, value);
     else if (Array.isArray(container))
       throw notAContainer(path, segments, at, 'a LIST, which takes [n], not a key');
+    else if (isListMap(container)) setListMapField(container, segment.key, value);
     else setOwn(container, segment.key, value);
     return;
   }
@@ -320,6 +331,18 @@ function putChild(
       );
     }
     container.set(entry[0], value);
+  } else if (isListMap(container)) {
+    const keys = listMapKeys(container);
+    const key = keys[segment.index];
+    if (key === undefined) {
+      throw notAContainer(
+        path,
+        segments,
+        at,
+        `a LIST_MAP of ${keys.length}, too short for [${segment.index}]`,
+      );
+    }
+    setListMapField(container, key, value);
   } else {
     throw notAContainer(path, segments, at, 'a MAP, which takes a key, not [n]');
   }
@@ -342,6 +365,12 @@ function removeChild(node: FieldValue, segment: PathSegment): boolean {
   if (container instanceof Map) {
     const entry = entryAt(container, segment.index);
     return entry !== undefined && container.delete(entry[0]);
+  }
+  if (isListMap(container)) {
+    const key = listMapKeys(container)[segment.index];
+    if (key === undefined) return false;
+    delete container[key];
+    return true;
   }
   return false;
 }

@@ -1,4 +1,5 @@
 import { isPlainMap, isTypedField, type FieldType, type FieldValue } from './field';
+import { isListMap } from './list-map';
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -10,7 +11,7 @@ const INT32_MAX = 2147483647;
  * parser does), `boolean` → BOOLEAN, `number` → INTEGER when it is an integer in the signed 32-bit range, LONG
  * when it is another safe integer, else DOUBLE (including -0, NaN, ±Infinity and integers past 2^53), `string` →
  * STRING, `bigint` → LONG, `Uint8Array` (and `Buffer`) → BYTE_ARRAY, `Date` → DATETIME, array → LIST, plain object
- * → MAP. A {@link TypedField} says its own `type`.
+ * → MAP, list-map → LIST_MAP. A {@link TypedField} says its own `type`.
  *
  * @throws TypeError when `value` is none of those forms (for example a `Map` outside a LIST_MAP wrapper, or
  *   `undefined`); that is a programmer error, never a data error.
@@ -37,6 +38,7 @@ export function fieldTypeOf(value: FieldValue): FieldType {
       if (value instanceof Uint8Array) return 'BYTE_ARRAY';
       if (value instanceof Date) return 'DATETIME';
       if (isPlainMap(value)) return 'MAP';
+      if (isListMap(value)) return 'LIST_MAP';
       break;
   }
   throw new TypeError(`Not a field value: ${describeForeign(value)}.`);

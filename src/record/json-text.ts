@@ -1,9 +1,10 @@
 import { isTypedField, type FieldValue, type TypedField } from './field';
+import { isListMap, listMapHasNativeOrder, listMapKeys, type ListMap } from './list-map';
 
 /**
  * The JSON text of a record value, as the response sends it.
  *
- * Mapping: MAP and LIST_MAP → object (a LIST_MAP in `Map` order, even for keys that look like integers), LIST →
+ * Mapping: MAP and LIST_MAP → object (a LIST_MAP in its key order, even for keys that look like integers), LIST →
  * array, BOOLEAN → `true`/`false`, BYTE/SHORT/INTEGER/LONG/FLOAT/DOUBLE → number, a `bigint` → its digits as a
  * number (every digit kept), DECIMAL → its exact decimal text as a number, CHAR/STRING/ZONED_DATETIME → string,
  * DATE/DATETIME/TIME → epoch milliseconds, BYTE_ARRAY → base64 string, null → `null`, and NaN, ±Infinity and an
@@ -12,7 +13,8 @@ import { isTypedField, type FieldValue, type TypedField } from './field';
  *
  * Cost: a tree of JSON-native values only (null, boolean, finite number, string, arrays, plain objects) is
  * checked by one cheap walk and written by `JSON.stringify`; only a tree holding anything else takes the slower
- * exact writer.
+ * exact writer. A list-map counts as JSON-native when JS enumerates its keys in its own order (no integer-like
+ * key out of place, no key of its table deleted), which the same walk checks.
  *
  * @throws RangeError when a DECIMAL holds text that is not a decimal number.
  * @throws TypeError when the tree holds something that is not a field value (for example a function or a
@@ -36,7 +38,7 @@ export function fieldValuesToJsonArray(values: readonly FieldValue[]): string {
 
 /**
  * True when `JSON.stringify` writes `value` exactly as the mapping says: every node is null, a boolean, a finite
- * number, a string, an array or a plain object. Anything else (typed wrappers, bigint, Date, bytes, NaN, holes,
+ * number, a string, an array, a plain object or a list-map in native order. Anything else (typed wrappers, bigint, Date, bytes, NaN, holes,
  * `undefined`) sends the tree to the exact writer.
  *
  * Leaves are checked inline, without a call per field: this walk runs on every echoed record, and in this form
@@ -57,7 +59,9 @@ function isJsonNativeContainer(value: object): boolean {
     return true;
   }
   const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return false;
+  if (proto !== Object.prototype && proto !== null) {
+    return isListMap(value) && listMapHasNativeOrder(value, isJsonNativeLeaf);
+  }
   const object = value as { readonly [key: string]: unknown };
   // for-in also visits inherited enumerable keys; a plain object inherits none.
   for (const key in object) if (!isJsonNativeLeaf(object[key])) return false;
@@ -86,6 +90,7 @@ function writeNode(value: unknown): string {
         return `"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"`;
       if (value instanceof Date) return writeNumber(value.getTime());
       if (value instanceof Map) return writeMap(value as Map<string, unknown>);
+      if (isListMap(value)) return writeListMap(value);
       {
         const proto = Object.getPrototypeOf(value) as unknown;
         if (proto === Object.prototype || proto === null)
@@ -126,6 +131,19 @@ function writeObject(object: { readonly [key: string]: unknown }): string {
   return out + '}';
 }
 
+function writeListMap(map: ListMap): string {
+  let out = '{';
+  let first = true;
+  for (const key of listMapKeys(map)) {
+    const item: unknown = map[key];
+    if (item === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + writeNode(item);
+    first = false;
+  }
+  return out + '}';
+}
+
+/** A LIST_MAP in the deprecated `Map` form, read while formats move to list-maps. */
 function writeMap(map: Map<string, unknown>): string {
   let out = '{';
   let first = true;

@@ -1,6 +1,7 @@
 import { OriginError } from '../errors/origin-error';
 import type { DataRecord } from '../record/data-record';
 import { isTypedField, type FieldAttributes, type FieldValue } from '../record/field';
+import { isListMap, listMapEntries } from '../record/list-map';
 import type { RenderedResponse } from './json-response';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { responseEncoding, type ResponseEncoding } from './response-encoding';
@@ -98,7 +99,14 @@ class XmlWriter {
       this.text += `${open}/>`;
       return;
     }
-    const members = value instanceof Map ? [...value] : isMap(value) ? Object.entries(value) : undefined;
+    // A list-map in its own key order (JS would put integer-like keys first); a `Map` is the deprecated LIST_MAP form.
+    const members = isListMap(value)
+      ? listMapEntries(value)
+      : value instanceof Map
+        ? [...value]
+        : isMap(value)
+          ? Object.entries(value)
+          : undefined;
     if (members === undefined) {
       this.text += `${open}>${escapeText(scalarText(value))}</${name}>`;
       return;

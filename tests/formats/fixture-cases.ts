@@ -11,6 +11,7 @@ import { jsonFormat } from '../../src/formats/json/json-format';
 import { protobufFormat } from '../../src/formats/protobuf/protobuf-format';
 import { xmlFormat } from '../../src/formats/xml/xml-format';
 import { isTypedField, type FieldValue } from '../../src/record/field';
+import { isListMap, listMapEntries } from '../../src/record/list-map';
 
 /** One fixture pair: `<name>.input.<ext>` and `<name>.expected.json` (see tests/fixtures/formats/json/README.md). */
 export interface FixtureCase {
@@ -96,7 +97,11 @@ export function toTagged(value: FieldValue): unknown {
   if (isTypedField(value)) {
     if (value.type === 'DECIMAL' && !value.attributes) return { $decimal: value.value };
     if (value.type === 'LIST_MAP' && value.value && !value.attributes) {
-      return { $listMap: [...(value.value as Map<string, FieldValue>)].map(([k, v]) => [k, toTagged(v)]) };
+      // The deprecated Map form (Protobuf still makes it) and a list-map in a wrapper read alike.
+      const entries = isListMap(value.value)
+        ? listMapEntries(value.value)
+        : [...(value.value as Map<string, FieldValue>)];
+      return { $listMap: entries.map(([k, v]) => [k, toTagged(v)]) };
     }
     if ((value.type === 'STRING' || value.type === 'MAP') && value.attributes) {
       const typed = value.type === 'MAP' ? toTagged(value.value as FieldValue) : value.value;
@@ -106,12 +111,18 @@ export function toTagged(value: FieldValue): unknown {
     return {
       $typed: {
         type: value.type,
-        value: inner instanceof Map ? toTagged(Object.fromEntries(inner) as FieldValue) : toTagged(inner),
+        value:
+          inner instanceof Map
+            ? toTagged(Object.fromEntries(inner) as FieldValue)
+            : isListMap(inner)
+              ? toTagged(Object.fromEntries(listMapEntries(inner)) as FieldValue)
+              : toTagged(inner),
         ...(value.attributes ? { attributes: value.attributes } : {}),
       },
     };
   }
   if (value instanceof Date) return { $date: value.toISOString() };
+  if (isListMap(value)) return { $listMap: listMapEntries(value).map(([k, v]) => [k, toTagged(v)]) };
   if (Array.isArray(value)) return value.map(toTagged);
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     const out: Record<string, unknown> = {};

@@ -6,8 +6,10 @@ import {
   Origin,
   SendResponse,
   isOriginError,
+  listMapKeys,
   type Batch,
   type DataRecord,
+  type ListMap,
 } from 'rest-service-origin';
 import { encodeSnappyFramed } from '../../src/http/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
@@ -111,6 +113,23 @@ describe('records and header attributes', () => {
     expect(records).toHaveLength(1);
     expect(records[0]?.header.getAttribute('emptyPayloadRecord')).toBe('true');
     expect(records[0]?.field('/')?.type).toBe('LIST_MAP');
+    expect(listMapKeys(records[0]?.value as ListMap)).toEqual([]);
+  });
+
+  it('gives a stage the fields of a LIST_MAP record by name, and answers them in the header order', async () => {
+    let names: unknown[] = [];
+    const { url } = await origin(
+      { dataFormat: { format: 'delimited', delimited: { headerLine: 'withHeader' } } },
+      (batch) => {
+        names = batch.records.map((r) => (r.value as ListMap).name);
+        new SendResponse().write(batch);
+      },
+    );
+    const answer = await send(url, { body: 'name,10,2\nAda,x,y\n' });
+    expect(names).toEqual(['Ada']);
+    expect(answer.text).toBe(
+      '{"httpStatusCode":200,"data":[{"name":"Ada","10":"x","2":"y"}],"error":[],"errorMessage":null}',
+    );
   });
 
   it('puts method, path, queryString, remoteHost and each header on every record', async () => {

@@ -1,3 +1,4 @@
+import { SendResponse } from 'rest-service-origin';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 
 const SCHEMA = `<?xml version="1.0"?>
@@ -55,6 +56,26 @@ describe('XML response over a real socket', () => {
     const answer = await send(running.url, { body: '{"a":"x<y&z"} {"a":"2"}' });
     expect(answer.text).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><records><record><a>x&lt;y&amp;z</a></record><record><a>2</a></record></records>',
+    );
+  });
+
+  it('writes a LIST_MAP record (a delimited row) in its field order, a field added by a stage last', async () => {
+    running = await startOrigin(
+      {
+        dataFormat: { format: 'delimited', delimited: { headerLine: 'withHeader' } },
+        httpResponse: { dataFormat: 'xml', sendRawResponse: true, prettyFormat: false },
+      },
+      (batch) => {
+        for (const record of batch.records) {
+          record.set('/added', 'yes');
+          record.delete('/b');
+        }
+        new SendResponse().write(batch);
+      },
+    );
+    const answer = await send(running.url, { body: 'zeta,b,alpha\n1,2,3\n' });
+    expect(answer.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><records><record><zeta>1</zeta><alpha>3</alpha><added>yes</added></record></records>',
     );
   });
 

@@ -104,6 +104,39 @@ it("requires rest-service-origin/formats from a CJS consumer, sharing the root e
   expect(JSON.parse(out)).toEqual(formatsExpected);
 });
 
+// TypedField and list-maps are branded with registered symbols, so that each build reads the other's records.
+it('reads typed fields and list-maps made by the other module format', () => {
+  writeFileSync(
+    join(consumer, 'both-builds-records.mjs'),
+    `import { createRequire } from 'node:module';
+import * as esm from 'rest-service-origin';
+const cjs = createRequire(import.meta.url)('rest-service-origin');
+const fromCjs = cjs.listMapOf([['b', cjs.field('SHORT', 1)], ['10', 'x']]);
+const fromEsm = esm.listMapOf([['z', 1], ['2', esm.field('DECIMAL', '1.50')]]);
+console.log(JSON.stringify({
+  typedField: esm.isTypedField(cjs.field('SHORT', 1)) && cjs.isTypedField(esm.field('SHORT', 1)),
+  listMap: esm.isListMap(fromCjs) && cjs.isListMap(fromEsm),
+  types: [esm.fieldTypeOf(fromCjs), cjs.fieldTypeOf(fromEsm)],
+  keys: esm.listMapKeys(fromCjs),
+  json: [esm.fieldValueToJson(fromCjs), cjs.fieldValueToJson(fromEsm)],
+  path: new esm.DataRecord(fromCjs).get('[1]'),
+}));
+`,
+  );
+  const out = execFileSync(process.execPath, ['both-builds-records.mjs'], {
+    cwd: consumer,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(out)).toEqual({
+    typedField: true,
+    listMap: true,
+    types: ['LIST_MAP', 'LIST_MAP'],
+    keys: ['b', '10'],
+    json: ['{"b":1,"10":"x"}', '{"z":1,"2":1.50}'],
+    path: 'x',
+  });
+});
+
 // A process can load both builds (an ESM host with a CJS plugin): each has its own OriginError class, and
 // isOriginError of either recognises an error made by the other.
 it('recognises an OriginError made by the other module format (dist/index.js and dist/index.cjs)', () => {

@@ -9,6 +9,7 @@ import {
   type PlainMap,
   type TypedValueOf,
 } from '../../src/record/field';
+import { isListMap, listMapKeys, listMapOf, listMapToMap, type ListMap } from '../../src/record/list-map';
 import { RecordHeader } from '../../src/record/record-header';
 
 const sample = (): PlainMap => ({
@@ -17,13 +18,10 @@ const sample = (): PlainMap => ({
   tags: ['x', 'y'],
   address: { city: 'London', 'odd/key': 1, 'x[1]': 2 },
   nothing: null,
-  ordered: field(
-    'LIST_MAP',
-    new Map<string, FieldValue>([
-      ['2', 'two'],
-      ['1', 'one'],
-    ]),
-  ),
+  ordered: listMapOf([
+    ['2', 'two'],
+    ['1', 'one'],
+  ]),
   typedList: field('LIST', [10, 20]),
   typedMap: field('MAP', { inner: true }),
 });
@@ -43,11 +41,32 @@ describe('DataRecord.get / has', () => {
     expect(record.get('/address/"x[1]"')).toBe(2);
   });
 
-  it('reads LIST_MAP entries by key and by position, in Map order', () => {
+  it('reads LIST_MAP entries by key and by position, in key-table order', () => {
     expect(record.get('/ordered/1')).toBe('one');
     expect(record.get('/ordered[0]')).toBe('two');
     expect(record.get('/ordered[1]')).toBe('one');
     expect(record.get('/ordered[2]')).toBeUndefined();
+    expect(record.get('/ordered/missing')).toBeUndefined();
+  });
+
+  it('reads a LIST_MAP field as a property, as a MAP field is read', () => {
+    const ordered = (record.value as PlainMap).ordered as ListMap;
+    expect(ordered['1']).toBe('one');
+    expect(record.field('/ordered')?.type).toBe('LIST_MAP');
+  });
+
+  it('reads entries of a LIST_MAP in the deprecated Map form, which Protobuf still makes', () => {
+    const legacy = new DataRecord({
+      m: field(
+        'LIST_MAP',
+        new Map<string, FieldValue>([
+          ['2', 'two'],
+          ['1', 'one'],
+        ]),
+      ),
+    });
+    expect(legacy.get('/m/1')).toBe('one');
+    expect(legacy.get('/m[0]')).toBe('two');
   });
 
   it('looks inside typed LIST and MAP wrappers', () => {
@@ -56,7 +75,8 @@ describe('DataRecord.get / has', () => {
   });
 
   it('returns typed fields as stored, without unwrapping them', () => {
-    expect(isTypedField(record.get('/ordered'))).toBe(true);
+    expect(isTypedField(record.get('/typedList'))).toBe(true);
+    expect(isListMap(record.get('/ordered'))).toBe(true);
   });
 
   it('tells a null field from a missing one', () => {
@@ -121,13 +141,33 @@ describe('DataRecord.set', () => {
     const record = new DataRecord(sample());
     record.set('/ordered/3', 'three');
     record.set('/ordered[0]', 'TWO');
-    const map = (record.get('/ordered') as TypedField<'LIST_MAP'>).value as Map<string, FieldValue>;
+    const map = listMapToMap(record.get('/ordered') as ListMap);
     expect([...map]).toEqual([
       ['2', 'TWO'],
       ['1', 'one'],
       ['3', 'three'],
     ]);
     expect(() => record.set('/ordered[3]', 'x')).toThrow(RangeError);
+    expect(() => record.set('/ordered[3]', 'x')).toThrow(/a LIST_MAP of 3, too short for \[3\]/);
+  });
+
+  it('sets a LIST_MAP key named __proto__ as a field, keeping the list-map', () => {
+    const record = new DataRecord(sample());
+    record.set("/ordered/'__proto__'", 'p');
+    expect(isListMap(record.get('/ordered'))).toBe(true);
+    expect(listMapKeys(record.get('/ordered') as ListMap)).toEqual(['2', '1', '__proto__']);
+    expect(record.get("/ordered/'__proto__'")).toBe('p');
+  });
+
+  it('sets entries of a LIST_MAP in the deprecated Map form', () => {
+    const map = new Map<string, FieldValue>([['a', 1]]);
+    const record = new DataRecord({ m: field('LIST_MAP', map) });
+    record.set('/m/b', 2);
+    record.set('/m[0]', 0);
+    expect([...map]).toEqual([
+      ['a', 0],
+      ['b', 2],
+    ]);
   });
 
   it('writes into typed LIST and MAP wrappers', () => {
@@ -189,7 +229,20 @@ describe('DataRecord.delete', () => {
     expect(record.delete('/ordered[1]')).toBe(true);
     expect(record.has('/ordered/1')).toBe(false);
     expect(record.delete('/ordered/2')).toBe(true);
-    expect((record.get('/ordered') as TypedField<'LIST_MAP'>).value?.size).toBe(0);
+    expect(listMapKeys(record.get('/ordered') as ListMap)).toEqual([]);
+    expect(record.delete('/ordered[0]')).toBe(false);
+    expect(record.delete('/ordered/2')).toBe(false);
+  });
+
+  it('removes entries of a LIST_MAP in the deprecated Map form', () => {
+    const map = new Map<string, FieldValue>([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const record = new DataRecord({ m: field('LIST_MAP', map) });
+    expect(record.delete('/m[1]')).toBe(true);
+    expect(record.delete('/m/a')).toBe(true);
+    expect(map.size).toBe(0);
   });
 
   it('returns false for paths that lead nowhere', () => {
@@ -299,6 +352,31 @@ describe('DataRecord.clone', () => {
     expect({ ...(copy.np as PlainMap) }).toEqual({ k: 1 });
   });
 
+  it('copies a list-map with its key table, order, added and deleted keys', () => {
+    const original = listMapOf([
+      ['b', 1],
+      ['2', { deep: 1 }],
+      ['a', 3],
+    ]);
+    delete original.a;
+    original['1'] = 4;
+    const copy = cloneFieldValue(original) as ListMap;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(original));
+    expect(listMapKeys(copy)).toEqual(['b', '2', '1']);
+    expect(copy['2']).toEqual({ deep: 1 });
+    expect(copy['2']).not.toBe(original['2']);
+  });
+
+  it('copies a LIST_MAP in the deprecated Map form', () => {
+    const map = new Map<string, FieldValue>([
+      ['2', 1],
+      ['1', { deep: 1 }],
+    ]);
+    const copy = cloneFieldValue(field('LIST_MAP', map)) as TypedField<'LIST_MAP'>;
+    expect(copy.value).not.toBe(map);
+    expect([...(copy.value as Map<string, FieldValue>)]).toEqual([...map]);
+  });
+
   const exampleOf: { [T in FieldType]: TypedValueOf[T] } = {
     BOOLEAN: true,
     CHAR: 'c',
@@ -317,7 +395,7 @@ describe('DataRecord.clone', () => {
     BYTE_ARRAY: new Uint8Array([0, 255, 7]),
     MAP: { a: field('SHORT', 1), b: [new Date(1)] },
     LIST: [field('CHAR', 'x'), null, { z: 1n }],
-    LIST_MAP: new Map<string, FieldValue>([
+    LIST_MAP: listMapOf([
       ['2', 1],
       ['1', field('BYTE', 2)],
     ]),
@@ -342,8 +420,8 @@ describe('DataRecord.clone', () => {
       expect(copied.value).not.toBe(source.value);
       expect(Object.getPrototypeOf(copied.value)).toBe(Object.getPrototypeOf(source.value));
     }
-    if (source.value instanceof Map) {
-      expect([...(copied.value as Map<string, FieldValue>).keys()]).toEqual([...source.value.keys()]);
+    if (isListMap(source.value)) {
+      expect(listMapKeys(copied.value as ListMap)).toEqual(listMapKeys(source.value));
     }
   });
 });

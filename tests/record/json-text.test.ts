@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { field, FIELD_TYPES, type FieldType, type FieldValue } from '../../src/record/field';
 import { fieldValuesToJsonArray, fieldValueToJson } from '../../src/record/json-text';
+import { listMapOf, ListMapShape, type ListMap } from '../../src/record/list-map';
 
 describe('fieldValueToJson for every field type', () => {
   const cases: { [T in FieldType]: [FieldValue, string][] } = {
@@ -77,6 +78,33 @@ describe('fieldValueToJson for every field type', () => {
     ],
     LIST_MAP: [
       [
+        listMapOf([
+          ['2', 'two'],
+          ['1', 'one'],
+          ['a', [true]],
+        ]),
+        '{"2":"two","1":"one","a":[true]}',
+      ],
+      [
+        listMapOf([
+          ['b', 1],
+          ['a', field('SHORT', 2)],
+        ]),
+        '{"b":1,"a":2}',
+      ],
+      [
+        field(
+          'LIST_MAP',
+          listMapOf([
+            ['z', 1],
+            ['__proto__', 2],
+          ]),
+          { note: 'attributes' },
+        ),
+        '{"z":1,"__proto__":2}',
+      ],
+      [
+        // The deprecated Map form, which Protobuf still makes.
         field(
           'LIST_MAP',
           new Map<string, FieldValue>([
@@ -152,7 +180,7 @@ describe('fieldValueToJson for every field type', () => {
   it('writes text that JSON.parse reads back for a tree of every type', () => {
     const tree: FieldValue = {
       l: [field('FLOAT', 1.5), field('DECIMAL', '2.25'), new Uint8Array([1]), new Date(3), 4n],
-      m: field('LIST_MAP', new Map<string, FieldValue>([['k', field('ZONED_DATETIME', 'z')]])),
+      m: listMapOf([['k', field('ZONED_DATETIME', 'z')]]),
     };
     expect(JSON.parse(fieldValueToJson(tree))).toEqual({ l: [1.5, 2.25, 'AQ==', 3, 4], m: { k: 'z' } });
   });
@@ -176,6 +204,51 @@ describe('fieldValueToJson on JSON-native trees', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('fieldValueToJson on list-maps', () => {
+  const make = (): ListMap => new ListMapShape(['name', 'b', 'a']).create(['x', 1, 2]);
+
+  it('writes a list-map of string keys as JSON.stringify does', () => {
+    expect(fieldValueToJson(make())).toBe('{"name":"x","b":1,"a":2}');
+    expect(fieldValuesToJsonArray([make(), make()])).toBe(
+      '[{"name":"x","b":1,"a":2},{"name":"x","b":1,"a":2}]',
+    );
+  });
+
+  it('keeps the key order where JS would put integer-like keys first', () => {
+    const m = listMapOf([
+      ['b', 1],
+      ['10', 2],
+      ['2', 3],
+    ]);
+    expect(fieldValueToJson(m)).toBe('{"b":1,"10":2,"2":3}');
+    expect(fieldValueToJson({ nested: [m] })).toBe('{"nested":[{"b":1,"10":2,"2":3}]}');
+  });
+
+  it('writes keys added later after the table keys, integer-like ones first among them', () => {
+    const m = make();
+    m.later = true;
+    m['5'] = 'five';
+    expect(fieldValueToJson(m)).toBe('{"name":"x","b":1,"a":2,"5":"five","later":true}');
+  });
+
+  it('leaves deleted keys out, and puts a re-added table key back in its place', () => {
+    const m = make();
+    delete m.name;
+    expect(fieldValueToJson(m)).toBe('{"b":1,"a":2}');
+    m.name = 'y';
+    expect(fieldValueToJson(m)).toBe('{"name":"y","b":1,"a":2}');
+  });
+
+  it('writes keys named like methods and __proto__ as fields', () => {
+    const m = listMapOf([
+      ['toJSON', 1],
+      ['__proto__', 2],
+      ['get', 3],
+    ]);
+    expect(fieldValueToJson(m)).toBe('{"toJSON":1,"__proto__":2,"get":3}');
   });
 });
 

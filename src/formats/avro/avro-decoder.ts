@@ -6,6 +6,7 @@ import {
   type FieldValue,
   type PlainMap,
 } from '../../record/field';
+import { ListMapShape } from '../../record/list-map';
 import { ShortStrings, utf8Bytes, type Utf8Bytes } from '../short-strings';
 
 const MS_PER_DAY = 86_400_000;
@@ -40,12 +41,12 @@ export class AvroDecodeError extends Error {
  * Decodes Avro binary data of one writer schema straight into record values. Compile it once per schema (once per
  * container header) and use it for every block: deciding what each type is happens here, not per value.
  *
- * Values: record → LIST_MAP `TypedField` (a `Map` in field order), map → plain object, array → array, enum and
- * string → string, int → number, long → bigint (always), float → FLOAT `TypedField`, double → number (a DOUBLE
- * `TypedField` when integral, see `doubleValue`), boolean, bytes and fixed → a fresh plain `Uint8Array`, null →
- * null, union → its branch's value. Logical types: decimal (on
- * bytes or fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal
- * type), date (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
+ * Values: record → LIST_MAP list-map (one `ListMapShape` per record type, keys in field order), map → plain
+ * object, array → array, enum and string → string, int → number, long → bigint (always), float → FLOAT
+ * `TypedField`, double → number (a DOUBLE `TypedField` when integral, see `doubleValue`), boolean, bytes and
+ * fixed → a fresh plain `Uint8Array`, null → null, union → its branch's value. Logical types: decimal (on bytes or
+ * fixed) → DECIMAL `TypedField` with attributes `precision` and `scale` (one frozen object per decimal type), date
+ * (int) → DATE `TypedField`, time-millis (int) → TIME `TypedField`, timestamp-millis (long) → `Date`;
  * any other logical type, or one on the wrong underlying type, is read as its underlying type.
  */
 export class AvroDecoder {
@@ -476,10 +477,12 @@ class ReaderCompiler {
     this.#inProgress.set(type, inProgress);
     const readers = type.fields.map((f) => this.readerOf(f.type));
     this.#inProgress.delete(type);
+    // One shape per record type: every record of it shares the key table (and V8 hidden class).
+    const shape = new ListMapShape(names);
     const readFields: Reader = (c) => {
-      const fields = new Map<string, FieldValue>();
-      for (let i = 0; i < names.length; i++) fields.set(names[i] as string, (readers[i] as Reader)(c));
-      return new TypedField('LIST_MAP', fields);
+      const values = new Array<FieldValue>(readers.length);
+      for (let i = 0; i < readers.length; i++) values[i] = (readers[i] as Reader)(c);
+      return shape.create(values);
     };
     if (!inProgress.recursive) return readFields;
     // Only a record that holds itself can nest without end. The depth is not restored on a throw: the cursor is

@@ -1,5 +1,6 @@
 import { TextDecoder } from 'node:util';
-import { field, type FieldValue } from '../../record/field';
+import type { FieldValue } from '../../record/field';
+import { ListMapShape, listMapShapeOf } from '../../record/list-map';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
 import { TextInput } from '../text-input';
@@ -70,6 +71,8 @@ export class DelimitedParser implements Parser {
   }
 }
 
+const MAX_SHAPES_PER_BODY = 16;
+
 /** Turns rows into records: header handling, extra columns, root field type. */
 class RecordBuilder implements RowSink {
   readonly #config: DelimitedFormatConfig;
@@ -77,8 +80,11 @@ class RecordBuilder implements RowSink {
   #headerPending: boolean;
   #headers: string[] | undefined;
   #index = 0;
-  /** "0", "1", … made once: the keys of every record without a header. */
-  readonly #indexKeys: string[] = [];
+  /**
+   * The list-map shapes of this body's rows by column count, each made once. Past a few lengths (a ragged file),
+   * rows take their shape from the shared bounded cache instead, so that this map stays small.
+   */
+  readonly #shapes = new Map<number, ListMapShape>();
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
 
@@ -124,15 +130,20 @@ class RecordBuilder implements RowSink {
       }
       return cells;
     }
-    const map = new Map<string, FieldValue>();
-    if (headers === undefined) {
-      const keys = this.#indexKeys;
-      for (let i = keys.length; i < columns.length; i++) keys.push(String(i));
-      for (let i = 0; i < columns.length; i++) map.set(keys[i]!, columns[i] ?? null);
-    } else {
-      for (let i = 0; i < columns.length; i++) map.set(this.#nameOf(i, headers), columns[i] ?? null);
-    }
-    return field('LIST_MAP', map);
+    // Columns hold no undefined (the tokenizer pushes each value), as create requires.
+    return this.#shapeOf(columns.length, headers).create(columns);
+  }
+
+  #shapeOf(count: number, headers: string[] | undefined): ListMapShape {
+    const known = this.#shapes.get(count);
+    if (known !== undefined) return known;
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) keys.push(headers === undefined ? String(i) : this.#nameOf(i, headers));
+    if (this.#shapes.size >= MAX_SHAPES_PER_BODY) return listMapShapeOf(keys);
+    // A header may repeat a name: the shape keeps its first position and its last value, as Map.set did.
+    const shape = new ListMapShape(keys);
+    this.#shapes.set(count, shape);
+    return shape;
   }
 
   #nameOf(i: number, headers: string[]): string {

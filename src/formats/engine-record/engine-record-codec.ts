@@ -6,10 +6,12 @@ import {
   type FieldAttributes,
   type FieldType,
   type FieldValue,
+  type LegacyListMap,
   type PlainMap,
   type TypedValueOf,
 } from '../../record/field';
 import { fieldTypeOf } from '../../record/field-type-of';
+import { isListMap, listMapEntries, listMapShapeOf } from '../../record/list-map';
 import { RecordHeader } from '../../record/record-header';
 
 /**
@@ -110,8 +112,11 @@ function encodeValue(type: FieldType, value: NonNullable<TypedValueOf[FieldType]
     }
     case 'LIST':
       return (value as FieldValue[]).map(encodeField);
-    case 'LIST_MAP':
-      return [...(value as Map<string, FieldValue>)].map(([key, item]) => [key, encodeField(item)]);
+    case 'LIST_MAP': {
+      // In key-table order (JS would put integer-like keys first); a Map is the deprecated LIST_MAP form.
+      const entries = isListMap(value) ? listMapEntries(value) : [...(value as LegacyListMap)];
+      return entries.map(([key, item]) => [key, encodeField(item)]);
+    }
     default:
       // BOOLEAN, CHAR, BYTE, SHORT, INTEGER, DECIMAL, ZONED_DATETIME, STRING: JSON says them exactly.
       return value;
@@ -188,7 +193,7 @@ export function decodeField(raw: unknown, path: string): FieldValue {
   const value =
     rawValue === null || rawValue === undefined ? null : decodeValue(type as FieldType, rawValue, path);
   // A null STRING is a plain null: `fieldTypeOf(null)` says STRING.
-  if (attributes === undefined && !(value instanceof Map) && fieldTypeOf(value as FieldValue) === type) {
+  if (attributes === undefined && fieldTypeOf(value as FieldValue) === type) {
     return value as FieldValue;
   }
   return field(type as FieldType, value as TypedValueOf[FieldType], attributes);
@@ -250,16 +255,21 @@ function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[
       return raw.map((item, index) => decodeField(item, `${path === '/' ? '' : path}[${index}]`));
     case 'LIST_MAP': {
       if (!Array.isArray(raw)) throw wrong('an array of [key, field] pairs');
-      const map = new Map<string, FieldValue>();
+      const keys: string[] = [];
+      const values: FieldValue[] = [];
+      const seen = new Set<string>();
       for (const entry of raw as unknown[]) {
         if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string') {
           throw wrong('an array of [key, field] pairs');
         }
         const key = entry[0];
-        if (map.has(key)) throw wrong(`unique keys (${JSON.stringify(key)} repeats)`);
-        map.set(key, decodeField(entry[1], childPath(path, key)));
+        if (seen.has(key)) throw wrong(`unique keys (${JSON.stringify(key)} repeats)`);
+        seen.add(key);
+        keys.push(key);
+        values.push(decodeField(entry[1], childPath(path, key)));
       }
-      return map;
+      // Records of one schema write the same keys: they share a shape from the bounded cache.
+      return listMapShapeOf(keys).create(values);
     }
   }
 }

@@ -6,6 +6,7 @@ import { avroFormat } from '../../../src/formats/avro/avro-format';
 import { AvroDecodeError, AvroDecoder } from '../../../src/formats/avro/avro-decoder';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { TypedField, type FieldValue } from '../../../src/record/field';
+import { isListMap, listMapEntries, type ListMap } from '../../../src/record/list-map';
 import { avroFieldValue, avroTypeFor, avroWriterTypeFor } from './avsc-oracle';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -25,6 +26,7 @@ function tagged(value: unknown): unknown {
     };
   }
   if (value instanceof Map) return { map: [...value].map(([k, v]) => [k, tagged(v)]) };
+  if (isListMap(value)) return { listMap: listMapEntries(value).map(([k, v]) => [k, tagged(v)]) };
   if (value instanceof Date) return { date: String(value.getTime()) };
   if (Array.isArray(value)) return value.map(tagged);
   if (ArrayBuffer.isView(value)) {
@@ -532,13 +534,13 @@ describe('AvroDecoder', () => {
     };
     const bytes = avroWriterTypeFor(schema).toBuffer({ b: Buffer.from([1, 2, 3]), f: Buffer.from([4, 5]) });
     const [record] = new AvroDecoder(schema).decodeBlock(bytes, 1);
-    const fields = (record as TypedField<'LIST_MAP'>).value;
+    const fields = record as ListMap;
     bytes.fill(0);
     for (const [name, expected] of [
       ['b', [1, 2, 3]],
       ['f', [4, 5]],
     ] as const) {
-      const value = fields?.get(name) as Uint8Array;
+      const value = fields[name] as Uint8Array;
       expect(Object.getPrototypeOf(value)).toBe(Uint8Array.prototype);
       expect([...value]).toEqual(expected);
     }

@@ -5,6 +5,7 @@ import { avroFormat } from '../../../src/formats/avro/avro-format';
 import { decimalText } from '../../../src/formats/avro/avro-decoder';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { TypedField } from '../../../src/record/field';
+import type { ListMap } from '../../../src/record/list-map';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'formats', 'avro');
 
@@ -94,9 +95,9 @@ describe('avro format', () => {
     };
     const input = await containerOf(schema, [{ u: { float: 1.5 }, v: null }]);
     const [record] = parseWhole(avroFormat, {}, input).records;
-    const fields = (record?.value as TypedField<'LIST_MAP'>).value;
-    expect(fields?.get('u')).toEqual(new TypedField('FLOAT', 1.5));
-    expect(fields?.get('v')).toBeNull();
+    const fields = record?.value as ListMap;
+    expect(fields.u).toEqual(new TypedField('FLOAT', 1.5));
+    expect(fields.v).toBeNull();
   });
 
   it('reports a record the writer schema cannot read with its index in the block, keeping earlier blocks', async () => {
@@ -141,7 +142,7 @@ describe('avro format', () => {
     ]);
     const [record] = parseWhole(avroFormat, {}, input).records;
     input.fill(0);
-    expect((record?.value as TypedField<'LIST_MAP'>).value?.get('b')).toEqual(Uint8Array.from([97, 98, 99]));
+    expect((record?.value as ListMap).b).toEqual(Uint8Array.from([97, 98, 99]));
   });
 
   it.each([

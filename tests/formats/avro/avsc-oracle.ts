@@ -6,6 +6,7 @@
 import avro from 'avsc';
 import { BigIntLong, decimalText, withBigIntLongs } from '../../../src/formats/avro/avro-decoder';
 import { doubleValue, field, type FieldValue, type PlainMap } from '../../../src/record/field';
+import { listMapOf } from '../../../src/record/list-map';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -98,7 +99,7 @@ export function avroWriterTypeFor(schema: avro.Schema): avro.Type {
 }
 
 /**
- * The record value of `value`, a datum that `type` (from {@link avroTypeFor}) decoded: record → LIST_MAP in field
+ * The record value of `value`, a datum that `type` (from {@link avroTypeFor}) decoded: record → list-map in field
  * order, map → plain object, array → array, enum/string → string, int → number, long → bigint, float → FLOAT,
  * double → number, bytes/fixed → a copied `Uint8Array`, null → null, a union → its branch's value. Logical types
  * other than the four converted ones keep their underlying value (time-micros and timestamp-micros are LONG).
@@ -132,13 +133,13 @@ function buildConverter(type: avro.Type): Converter {
     const fieldConverters: Converter[] = [];
     const converter: Converter = (value) => {
       if (value === null || value === undefined) return null;
-      const fields = new Map<string, FieldValue>();
+      const fields: [string, FieldValue][] = [];
       const datum = value as Record<string, unknown>;
       for (let i = 0; i < names.length; i++) {
         const name = names[i] as string;
-        fields.set(name, (fieldConverters[i] as Converter)(datum[name]));
+        fields.push([name, (fieldConverters[i] as Converter)(datum[name])]);
       }
-      return field('LIST_MAP', fields);
+      return listMapOf(fields);
     };
     converters.set(type, converter);
     for (const f of type.fields) {

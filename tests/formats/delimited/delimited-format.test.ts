@@ -2,11 +2,11 @@ import { delimitedFormat } from '../../../src/formats/delimited/delimited-format
 import { DelimitedParser } from '../../../src/formats/delimited/delimited-parser';
 import { resolveFormatConfig } from '../../../src/formats/format-config';
 import { parseWhole } from '../../../src/formats/parse-helpers';
-import type { TypedField } from '../../../src/record/field';
+import { listMapEntries, listMapToMap, type ListMap } from '../../../src/record/list-map';
 
 function columns(options: Record<string, unknown>, text: string): unknown[][] {
   return parseWhole(delimitedFormat, options, Buffer.from(text)).records.map((r) => [
-    ...(r.value as TypedField<'LIST_MAP'>).value!.values(),
+    ...listMapEntries(r.value as ListMap).map(([, value]) => value),
   ]);
 }
 
@@ -58,8 +58,33 @@ describe('delimited records over maxRecordLengthChars', () => {
     expect(tail.failures.map((f) => [f.code, f.excerpt.length, f.byteOffset])).toEqual([
       ['ORIGIN_DELIMITED_RECORD_TOO_LONG', 256, 0],
     ]);
-    expect([...tail.records, ...end.records].map((r) => (r.value as TypedField<'LIST_MAP'>).value)).toEqual([
+    expect([...tail.records, ...end.records].map((r) => listMapToMap(r.value as ListMap))).toEqual([
       new Map([['0', 'next']]),
     ]);
+  });
+});
+
+describe('delimited records', () => {
+  it('reads a field by header name as a property, and every record of the header shares its key table', () => {
+    const { records } = parseWhole(
+      delimitedFormat,
+      { headerLine: 'withHeader' },
+      Buffer.from('name,first name\nLovelace,Ada\nHopper,Grace\n'),
+    );
+    const [one, two] = records.map((r) => r.value as ListMap);
+    expect(one?.name).toBe('Lovelace');
+    expect(one?.['first name']).toBe('Ada');
+    expect(Object.getPrototypeOf(one)).toBe(Object.getPrototypeOf(two));
+  });
+
+  it('keys a record without header by column index, in column order', () => {
+    const { records } = parseWhole(
+      delimitedFormat,
+      {},
+      Buffer.from(Array.from({ length: 12 }, (_, i) => i).join(',')),
+    );
+    const row = records[0]?.value as ListMap;
+    expect(row['11']).toBe('11');
+    expect(listMapEntries(row).map(([key]) => key)).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
   });
 });

@@ -17,6 +17,7 @@ import {
   type PlainMap,
   type TypedValueOf,
 } from '../../../src/record/field';
+import { isListMap, listMapEntries, listMapOf } from '../../../src/record/list-map';
 
 /** A field in a form that compares exactly: every node as its typed view, LONG as bigint, bytes as hex. */
 function canonical(view: FieldView | undefined): unknown {
@@ -41,8 +42,10 @@ function canonical(view: FieldView | undefined): unknown {
       };
     case 'LIST':
       return { type, value: value.map((item) => canonical(viewOf(item))), attrs };
-    case 'LIST_MAP':
-      return { type, value: [...value].map(([k, item]) => [k, canonical(viewOf(item))]), attrs };
+    case 'LIST_MAP': {
+      const entries = isListMap(value) ? listMapEntries(value) : [...value];
+      return { type, value: entries.map(([k, item]) => [k, canonical(viewOf(item))]), attrs };
+    }
     default:
       return { type, value, attrs };
   }
@@ -123,7 +126,14 @@ const tree = fc.letrec<{ node: FieldValue }>((tie) => ({
     fc.dictionary(key, tie('node'), { maxKeys: 4 }) as fc.Arbitrary<PlainMap>,
     fc
       .tuple(fc.uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 4 }), attributes)
-      .map(([entries, attrs]) => field('LIST_MAP', new Map(entries), attrs)),
+      .map(([entries, attrs]) => field('LIST_MAP', listMapOf(entries), attrs)),
+    fc
+      .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 4 })
+      .map((entries) => listMapOf(entries)),
+    // The deprecated Map form (Protobuf still makes it) is written alike and read back as a list-map.
+    fc
+      .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 3 })
+      .map((entries) => field('LIST_MAP', new Map(entries))),
     fc
       .tuple(fc.dictionary(key, tie('node'), { maxKeys: 3 }), attributes)
       .map(([map, attrs]) => field('MAP', map as PlainMap, attrs)),

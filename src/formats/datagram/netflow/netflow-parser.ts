@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../../errors/error-table';
 import { field, type FieldValue, type PlainMap } from '../../../record/field';
+import { ListMapShape, listMapShapeOf } from '../../../record/list-map';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../../data-format';
 import { failure } from '../../failure';
 import {
@@ -31,6 +32,16 @@ export interface NetflowParserOptions {
 const V5_HEADER = 24;
 const V5_RECORD = 48;
 const V9_HEADER = 20;
+/** The `packetHeader` LIST_MAP of a v9 record. */
+const V9_HEADER_SHAPE = new ListMapShape([
+  'version',
+  'flowRecordCount',
+  'sysUptimeMs',
+  'unixSeconds',
+  'sequenceNumber',
+  'sourceId',
+  'sourceIdRaw',
+]);
 const FLOWSET_HEADER = 4;
 
 /**
@@ -322,18 +333,15 @@ class V9Decoder {
       });
     }
     this.#sourceId = view.getUint32(16);
-    this.#header = field(
-      'LIST_MAP',
-      new Map<string, FieldValue>([
-        ['version', 9],
-        ['flowRecordCount', view.getUint16(2)],
-        ['sysUptimeMs', long(view.getUint32(4))],
-        ['unixSeconds', long(view.getUint32(8))],
-        ['sequenceNumber', long(view.getUint32(12))],
-        ['sourceId', long(this.#sourceId)],
-        ['sourceIdRaw', bytes.slice(16, 20)],
-      ]),
-    );
+    this.#header = V9_HEADER_SHAPE.create([
+      9,
+      view.getUint16(2),
+      long(view.getUint32(4)),
+      long(view.getUint32(8)),
+      long(view.getUint32(12)),
+      long(this.#sourceId),
+      bytes.slice(16, 20),
+    ]);
     let at = V9_HEADER;
     while (at < bytes.length) {
       if (bytes.length - at < FLOWSET_HEADER) {
@@ -482,26 +490,32 @@ class V9Decoder {
     }
     if (this.#local.has(templateId)) this.#cache.get(this.#key(templateId), this.#now);
     const mode = this.#options.recordGenerationMode;
-    const names = uniqueNames(template.fields);
+    // Shapes from the shared bounded cache: the records of one template (and of one sender and mode) share them.
+    const fieldsShape = listMapShapeOf(uniqueNames(template.fields));
+    const sender = this.#source.remoteAddress;
+    const recordKeys = ['flowKind'];
+    if (sender !== undefined) recordKeys.push('sender');
+    recordKeys.push('packetHeader', 'flowTemplateId');
+    if (mode !== 'interpretedOnly') recordKeys.push('rawValues');
+    if (mode !== 'rawOnly') recordKeys.push('values');
+    const recordShape = listMapShapeOf(recordKeys);
     // What is left after the last whole record is padding (RFC 3954 §5.3).
     for (let at = start; end - at >= template.recordLength; at += template.recordLength) {
-      const raw = new Map<string, FieldValue>();
-      const values = new Map<string, FieldValue>();
+      const raw: FieldValue[] = [];
+      const values: FieldValue[] = [];
       let offset = at;
-      template.fields.forEach((f, i) => {
-        const name = names[i] ?? fieldName(f);
+      for (const f of template.fields) {
         const bytes = this.#bytes.slice(offset, offset + f.length);
-        if (mode !== 'interpretedOnly') raw.set(name, bytes);
-        if (mode !== 'rawOnly') values.set(name, interpret(f, bytes));
+        if (mode !== 'interpretedOnly') raw.push(bytes);
+        if (mode !== 'rawOnly') values.push(interpret(f, bytes));
         offset += f.length;
-      });
-      const record = new Map<string, FieldValue>([['flowKind', template.kind]]);
-      if (this.#source.remoteAddress !== undefined) record.set('sender', this.#source.remoteAddress);
-      record.set('packetHeader', this.#header);
-      record.set('flowTemplateId', templateId);
-      if (mode !== 'interpretedOnly') record.set('rawValues', field('LIST_MAP', raw));
-      if (mode !== 'rawOnly') record.set('values', field('LIST_MAP', values));
-      this.#records.push({ value: field('LIST_MAP', record) });
+      }
+      const record: FieldValue[] = [template.kind];
+      if (sender !== undefined) record.push(sender);
+      record.push(this.#header, templateId);
+      if (mode !== 'interpretedOnly') record.push(fieldsShape.create(raw));
+      if (mode !== 'rawOnly') record.push(fieldsShape.create(values));
+      this.#records.push({ value: recordShape.create(record) });
     }
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '../../../../src/formats/datagram/netflow/netflow-parser';
 import { parseWhole } from '../../../../src/formats/parse-helpers';
 import { isTypedField, type FieldValue, type PlainMap } from '../../../../src/record/field';
+import { isListMap, listMapEntries } from '../../../../src/record/list-map';
 
 import { DATA_300, TEMPLATE_300, flowset, u16, v9 } from './netflow-packets';
 
@@ -32,11 +33,8 @@ function parse(
 
 /** A typed value's plain value; a LIST_MAP as a plain object. */
 function plain(value: FieldValue | undefined): unknown {
-  if (isTypedField(value)) {
-    if (value.value instanceof Map)
-      return Object.fromEntries([...value.value].map(([k, v]) => [k, plain(v)]));
-    return value.value;
-  }
+  if (isListMap(value)) return Object.fromEntries(listMapEntries(value).map(([k, v]) => [k, plain(v)]));
+  if (isTypedField(value)) return value.value;
   return value;
 }
 
