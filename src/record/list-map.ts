@@ -95,9 +95,27 @@ function compileConstructor(
         : `this[${key}] = v[${i}];\n`;
   }
   body += `for (let i = 0; i < ${list.length}; i++) if (v[i] === undefined) throw new RangeError("A list-map value cannot be undefined (position " + i + ").");\n`;
-  const construct = new Function('v', body) as unknown as new (values: readonly FieldValue[]) => ListMap;
+  let construct: new (values: readonly FieldValue[]) => ListMap;
+  try {
+    construct = new Function('v', body) as unknown as new (values: readonly FieldValue[]) => ListMap;
+  } catch {
+    // A host that refuses code generation from strings (`--disallow-code-generation-from-strings`) gets the same
+    // assignments in a loop: slower, alike in result.
+    construct = assigningConstructor(list);
+  }
   construct.prototype = prototype;
   return construct;
+}
+
+/** What {@link compileConstructor} compiles, as a loop over the key list. */
+function assigningConstructor(list: readonly string[]): new (values: readonly FieldValue[]) => ListMap {
+  return function assign(this: ListMap, values: readonly FieldValue[]): void {
+    for (let i = 0; i < list.length; i++) {
+      const value = values[i];
+      if (value === undefined) throw new RangeError(`A list-map value cannot be undefined (position ${i}).`);
+      setListMapField(this, list[i] as string, value);
+    }
+  } as unknown as new (values: readonly FieldValue[]) => ListMap;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import protobuf from 'protobufjs';
 import { doubleValue, field, type FieldValue, type PlainMap } from '../../../src/record/field';
+import { listMapOf } from '../../../src/record/list-map';
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
@@ -48,7 +49,7 @@ function singleValue(f: protobuf.Field, value: unknown): FieldValue {
 }
 
 /**
- * The record value of `message`, which `type` decoded: a LIST_MAP holding every field of the descriptor in
+ * The record value of `message`, which `type` decoded: a LIST_MAP (list-map) holding every field of the descriptor in
  * declaration order under its descriptor name. Absent scalars hold their default (proto3 semantics, as the
  * reference engine reads them), an absent message field is null, repeated → array, map → plain object (64-bit keys
  * as decimal text), enum → the value's name (an unnamed number of an open enum stays a number), bytes →
@@ -97,7 +98,7 @@ export function protobufFieldValue(type: protobuf.Type, message: unknown): Field
       );
     }
   }
-  return field('LIST_MAP', fields);
+  return listMapOf(fields);
 }
 
 interface FieldPlan {
