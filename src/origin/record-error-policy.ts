@@ -44,6 +44,10 @@ export function applyRecordErrorPolicy(
     if (record.error) markError(made, record.error);
     return made;
   });
+  // Nearly every body parses without a failure: no searching, filtering or copying then.
+  if (failures.length === 0) {
+    return { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure: undefined };
+  }
   const stageFailure = failures.find((f) => f.scope === 'stage');
   const recordFailures = failures.filter((f) => f.scope === 'record');
   const none = { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure };
