@@ -20,14 +20,7 @@ export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
-export type {
-  FieldType,
-  FieldValue,
-  FieldAttributes,
-  PlainMap,
-  TypedValueOf,
-  LegacyListMap,
-} from './record/field';
+export type { FieldType, FieldValue, FieldAttributes, PlainMap, TypedValueOf } from './record/field';
 export {
   ListMapShape,
   isListMap,

@@ -147,6 +147,11 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The JSON object at byte {offset} exceeds maxObjectLengthChars {limit}.',
   },
+  ORIGIN_JSON_TOO_DEEP: {
+    category: 'limit',
+    httpStatus: 400,
+    message: 'The JSON value at byte {offset} nests deeper than maxNestingDepth {limit}.',
+  },
   ORIGIN_JSON_ARRAY_EXPECTED: {
     category: 'parse',
     httpStatus: 400,
@@ -183,6 +188,11 @@ export const ERROR_TABLE = {
     category: 'parse',
     httpStatus: 400,
     message: 'Malformed XML at line {line}, column {column}: {detail}.',
+  },
+  ORIGIN_XML_TOO_DEEP: {
+    category: 'limit',
+    httpStatus: 400,
+    message: 'The XML record at byte {offset} nests elements deeper than maxNestingDepth {limit}.',
   },
   ORIGIN_XML_RECORD_TOO_LONG: {
     category: 'parse',

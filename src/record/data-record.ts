@@ -270,12 +270,10 @@ function viewOf(node: FieldValue): FieldView {
  * `Buffer`) are copied; primitives are immutable and kept.
  */
 export function cloneFieldValue(value: FieldValue): FieldValue {
-  return cloneNode(value) as FieldValue;
+  return cloneNode(value);
 }
 
-type Node = FieldValue | Map<string, FieldValue>;
-
-function cloneNode(value: Node): Node {
+function cloneNode(value: FieldValue): FieldValue {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(cloneFieldValue);
   if (isTypedField(value)) {
@@ -286,11 +284,6 @@ function cloneNode(value: Node): Node {
   if (value instanceof Uint8Array) return Uint8Array.prototype.slice.call(value);
   if (value instanceof Date) return new Date(value.getTime());
   if (isListMap(value)) return copyListMap(value, cloneFieldValue);
-  if (value instanceof Map) {
-    const copy = new Map<string, FieldValue>();
-    for (const [key, item] of value) copy.set(key, cloneFieldValue(item));
-    return copy;
-  }
   const copy = Object.create(Object.getPrototypeOf(value) as object | null) as PlainMap;
   for (const key of Object.keys(value)) setOwn(copy, key, cloneFieldValue(value[key] as FieldValue));
   return copy;
@@ -305,8 +298,8 @@ function setOwn(map: PlainMap, key: string, value: FieldValue): void {
   }
 }
 
-/** A container node's contents: a LIST, a MAP, a LIST_MAP, or a LIST_MAP in the deprecated `Map` form. */
-type Container = FieldValue[] | PlainMap | ListMap | Map<string, FieldValue>;
+/** A container node's contents: a LIST, a MAP or a LIST_MAP. */
+type Container = FieldValue[] | PlainMap | ListMap;
 
 /** What a container node holds, looking through a typed wrapper; `undefined` when it is not a container. */
 function containerOf(node: FieldValue): Container | undefined {
@@ -325,26 +318,14 @@ function childOf(node: FieldValue, segment: PathSegment): FieldValue | undefined
   const container = containerOf(node);
   if (container === undefined) return undefined;
   if (segment.kind === 'key') {
-    if (container instanceof Map) return container.get(segment.key);
     if (Array.isArray(container)) return undefined;
     return hasOwn(container, segment.key) ? container[segment.key] : undefined;
   }
   if (Array.isArray(container))
     return segment.index < container.length ? container[segment.index] : undefined;
-  if (container instanceof Map) return entryAt(container, segment.index)?.[1];
   if (isListMap(container)) {
     const key = listMapKeys(container)[segment.index];
     return key === undefined ? undefined : container[key];
-  }
-  return undefined;
-}
-
-function entryAt(map: Map<string, FieldValue>, index: number): [string, FieldValue] | undefined {
-  if (index >= map.size) return undefined;
-  let i = 0;
-  for (const entry of map) {
-    if (i === index) return entry;
-    i++;
   }
   return undefined;
 }
@@ -373,8 +354,7 @@ function putChild(
     throw notAContainer(path, segments, at, what);
   }
   if (segment.kind === 'key') {
-    if (container instanceof Map) container.set(segment.key, value);
-    else if (Array.isArray(container))
+    if (Array.isArray(container))
       throw notAContainer(path, segments, at, 'a LIST, which takes [n], not a key');
     else if (isListMap(container)) setListMapField(container, segment.key, value);
     else setOwn(container, segment.key, value);
@@ -390,17 +370,6 @@ function putChild(
       );
     }
     container[segment.index] = value;
-  } else if (container instanceof Map) {
-    const entry = entryAt(container, segment.index);
-    if (entry === undefined) {
-      throw notAContainer(
-        path,
-        segments,
-        at,
-        `a LIST_MAP of ${container.size}, too short for [${segment.index}]`,
-      );
-    }
-    container.set(entry[0], value);
   } else if (isListMap(container)) {
     const keys = listMapKeys(container);
     const key = keys[segment.index];
@@ -422,7 +391,6 @@ function removeChild(node: FieldValue, segment: PathSegment): boolean {
   const container = containerOf(node);
   if (container === undefined) return false;
   if (segment.kind === 'key') {
-    if (container instanceof Map) return container.delete(segment.key);
     if (Array.isArray(container) || !hasOwn(container, segment.key)) return false;
     delete container[segment.key];
     return true;
@@ -431,10 +399,6 @@ function removeChild(node: FieldValue, segment: PathSegment): boolean {
     if (segment.index >= container.length) return false;
     container.splice(segment.index, 1);
     return true;
-  }
-  if (container instanceof Map) {
-    const entry = entryAt(container, segment.index);
-    return entry !== undefined && container.delete(entry[0]);
   }
   if (isListMap(container)) {
     const key = listMapKeys(container)[segment.index];

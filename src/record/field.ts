@@ -110,11 +110,8 @@ export interface TypedValueOf {
   BYTE_ARRAY: Uint8Array | null;
   MAP: PlainMap | null;
   LIST: FieldValue[] | null;
-  LIST_MAP: ListMap | LegacyListMap | null;
+  LIST_MAP: ListMap | null;
 }
-
-/** @deprecated The `Map` form of a LIST_MAP, read during the move to {@link ListMap} only. */
-export type LegacyListMap = Map<string, FieldValue>;
 
 /**
  * Brand of {@link TypedField} (`true` on its prototype), registered so that the ESM and CJS copies of this

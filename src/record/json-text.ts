@@ -89,7 +89,6 @@ function writeNode(value: unknown): string {
       if (value instanceof Uint8Array)
         return `"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"`;
       if (value instanceof Date) return writeNumber(value.getTime());
-      if (value instanceof Map) return writeMap(value as Map<string, unknown>);
       if (isListMap(value)) return writeListMap(value);
       {
         const proto = Object.getPrototypeOf(value) as unknown;
@@ -138,18 +137,6 @@ function writeListMap(map: ListMap): string {
     const item: unknown = map[key];
     if (item === undefined) continue;
     out += (first ? '' : ',') + JSON.stringify(key) + ':' + writeNode(item);
-    first = false;
-  }
-  return out + '}';
-}
-
-/** A LIST_MAP in the deprecated `Map` form, read while formats move to list-maps. */
-function writeMap(map: Map<string, unknown>): string {
-  let out = '{';
-  let first = true;
-  for (const [key, item] of map) {
-    if (item === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(String(key)) + ':' + writeNode(item);
     first = false;
   }
   return out + '}';

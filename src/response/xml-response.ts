@@ -99,14 +99,12 @@ class XmlWriter {
       this.text += `${open}/>`;
       return;
     }
-    // A list-map in its own key order (JS would put integer-like keys first); a `Map` is the deprecated LIST_MAP form.
+    // A list-map in its own key order (JS would put integer-like keys first).
     const members = isListMap(value)
       ? listMapEntries(value)
-      : value instanceof Map
-        ? [...value]
-        : isMap(value)
-          ? Object.entries(value)
-          : undefined;
+      : isMap(value)
+        ? Object.entries(value)
+        : undefined;
     if (members === undefined) {
       this.text += `${open}>${escapeText(scalarText(value))}</${name}>`;
       return;

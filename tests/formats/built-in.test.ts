@@ -30,6 +30,7 @@ describe('built-in formats', () => {
     expect(resolveFormatConfig(defaultRegistry.get('json'), {})).toEqual({
       jsonContent: 'multipleObjects',
       maxObjectLengthChars: 4096,
+      maxNestingDepth: 500,
       charset: 'UTF-8',
       ignoreControlCharacters: false,
     });
@@ -49,6 +50,7 @@ describe('built-in formats', () => {
       namespaces: [],
       outputFieldAttributes: false,
       maxRecordLengthChars: 4096,
+      maxNestingDepth: 250,
       charset: 'UTF-8',
       ignoreControlCharacters: false,
     });

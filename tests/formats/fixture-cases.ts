@@ -10,7 +10,7 @@ import { resolveFormatConfig } from '../../src/formats/format-config';
 import { jsonFormat } from '../../src/formats/json/json-format';
 import { protobufFormat } from '../../src/formats/protobuf/protobuf-format';
 import { xmlFormat } from '../../src/formats/xml/xml-format';
-import { isTypedField, type FieldValue } from '../../src/record/field';
+import { isTypedField, type FieldValue, type ListMap } from '../../src/record/field';
 import { isListMap, listMapEntries } from '../../src/record/list-map';
 
 /** One fixture pair: `<name>.input.<ext>` and `<name>.expected.json` (see tests/fixtures/formats/json/README.md). */
@@ -97,11 +97,7 @@ export function toTagged(value: FieldValue): unknown {
   if (isTypedField(value)) {
     if (value.type === 'DECIMAL' && !value.attributes) return { $decimal: value.value };
     if (value.type === 'LIST_MAP' && value.value && !value.attributes) {
-      // The deprecated Map form (Protobuf still makes it) and a list-map in a wrapper read alike.
-      const entries = isListMap(value.value)
-        ? listMapEntries(value.value)
-        : [...(value.value as Map<string, FieldValue>)];
-      return { $listMap: entries.map(([k, v]) => [k, toTagged(v)]) };
+      return { $listMap: listMapEntries(value.value as ListMap).map(([k, v]) => [k, toTagged(v)]) };
     }
     if ((value.type === 'STRING' || value.type === 'MAP') && value.attributes) {
       const typed = value.type === 'MAP' ? toTagged(value.value as FieldValue) : value.value;

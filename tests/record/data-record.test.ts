@@ -5,7 +5,6 @@ import {
   isTypedField,
   TypedField,
   type FieldType,
-  type FieldValue,
   type PlainMap,
   type TypedValueOf,
 } from '../../src/record/field';
@@ -53,20 +52,6 @@ describe('DataRecord.get / has', () => {
     const ordered = (record.value as PlainMap).ordered as ListMap;
     expect(ordered['1']).toBe('one');
     expect(record.field('/ordered')?.type).toBe('LIST_MAP');
-  });
-
-  it('reads entries of a LIST_MAP in the deprecated Map form, which Protobuf still makes', () => {
-    const legacy = new DataRecord({
-      m: field(
-        'LIST_MAP',
-        new Map<string, FieldValue>([
-          ['2', 'two'],
-          ['1', 'one'],
-        ]),
-      ),
-    });
-    expect(legacy.get('/m/1')).toBe('one');
-    expect(legacy.get('/m[0]')).toBe('two');
   });
 
   it('looks inside typed LIST and MAP wrappers', () => {
@@ -159,17 +144,6 @@ describe('DataRecord.set', () => {
     expect(record.get("/ordered/'__proto__'")).toBe('p');
   });
 
-  it('sets entries of a LIST_MAP in the deprecated Map form', () => {
-    const map = new Map<string, FieldValue>([['a', 1]]);
-    const record = new DataRecord({ m: field('LIST_MAP', map) });
-    record.set('/m/b', 2);
-    record.set('/m[0]', 0);
-    expect([...map]).toEqual([
-      ['a', 0],
-      ['b', 2],
-    ]);
-  });
-
   it('writes into typed LIST and MAP wrappers', () => {
     const record = new DataRecord(sample());
     record.set('/typedList[0]', 11);
@@ -232,17 +206,6 @@ describe('DataRecord.delete', () => {
     expect(listMapKeys(record.get('/ordered') as ListMap)).toEqual([]);
     expect(record.delete('/ordered[0]')).toBe(false);
     expect(record.delete('/ordered/2')).toBe(false);
-  });
-
-  it('removes entries of a LIST_MAP in the deprecated Map form', () => {
-    const map = new Map<string, FieldValue>([
-      ['a', 1],
-      ['b', 2],
-    ]);
-    const record = new DataRecord({ m: field('LIST_MAP', map) });
-    expect(record.delete('/m[1]')).toBe(true);
-    expect(record.delete('/m/a')).toBe(true);
-    expect(map.size).toBe(0);
   });
 
   it('returns false for paths that lead nowhere', () => {
@@ -403,16 +366,6 @@ describe('DataRecord.clone', () => {
     expect(listMapKeys(copy)).toEqual(['b', '2', '1']);
     expect(copy['2']).toEqual({ deep: 1 });
     expect(copy['2']).not.toBe(original['2']);
-  });
-
-  it('copies a LIST_MAP in the deprecated Map form', () => {
-    const map = new Map<string, FieldValue>([
-      ['2', 1],
-      ['1', { deep: 1 }],
-    ]);
-    const copy = cloneFieldValue(field('LIST_MAP', map)) as TypedField<'LIST_MAP'>;
-    expect(copy.value).not.toBe(map);
-    expect([...(copy.value as Map<string, FieldValue>)]).toEqual([...map]);
   });
 
   const exampleOf: { [T in FieldType]: TypedValueOf[T] } = {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { doubleValue, field, FIELD_TYPES, type FieldValue } from '../../src/record/field';
 import { fieldTypeOf } from '../../src/record/field-type-of';
+import { listMapOf } from '../../src/record/list-map';
 
 describe('fieldTypeOf', () => {
   it.each<[string, FieldValue, string]>([
@@ -41,7 +42,7 @@ describe('fieldTypeOf', () => {
   it('says the wrapper type, not the type of the wrapped value', () => {
     expect(fieldTypeOf(field('LONG', 5))).toBe('LONG');
     expect(fieldTypeOf(field('SHORT', 5))).toBe('SHORT');
-    expect(fieldTypeOf(field('LIST_MAP', new Map()))).toBe('LIST_MAP');
+    expect(fieldTypeOf(field('LIST_MAP', listMapOf([])))).toBe('LIST_MAP');
   });
 
   it('throws a TypeError for values that are not field values', () => {

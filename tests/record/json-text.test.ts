@@ -103,18 +103,6 @@ describe('fieldValueToJson for every field type', () => {
         ),
         '{"z":1,"__proto__":2}',
       ],
-      [
-        // The deprecated Map form, which Protobuf still makes.
-        field(
-          'LIST_MAP',
-          new Map<string, FieldValue>([
-            ['2', 'two'],
-            ['1', 'one'],
-            ['a', [true]],
-          ]),
-        ),
-        '{"2":"two","1":"one","a":[true]}',
-      ],
     ],
   };
 

@@ -286,23 +286,42 @@ function readBlockCount(c: Cursor, itemWidth: number): number {
   return count;
 }
 
-/** The fewest bytes a value of `type` takes; a record that holds itself counts 0 for its inner occurrence. */
-function minimumWidth(type: avro.Type, measuring: Set<avro.Type> = new Set()): number {
-  if (type instanceof avro.types.LogicalType) return minimumWidth(type.underlyingType, measuring);
-  if (type instanceof avro.types.NullType) return 0;
-  if (type instanceof avro.types.FloatType) return 4;
-  if (type instanceof avro.types.DoubleType) return 8;
-  if (type instanceof avro.types.FixedType) return type.size;
-  if (type instanceof avro.types.RecordType) {
-    if (measuring.has(type)) return 0;
-    measuring.add(type);
-    let width = 0;
-    for (const f of type.fields) width += minimumWidth(f.type, measuring);
-    measuring.delete(type);
+/**
+ * Measures the fewest bytes a value of a type takes, once per type: a schema may use a named type many times (n
+ * records each using the previous one twice make 2^n paths), so every width is remembered. A record that holds
+ * itself counts 0 for its inner occurrence; a width remembered while an enclosing record was being measured may
+ * count that record as 0 too, which only makes it smaller: it stays a lower bound, which is all a block count
+ * check needs.
+ */
+class WidthMeasure {
+  readonly #known = new Map<avro.Type, number>();
+  readonly #measuring = new Set<avro.Type>();
+
+  of(type: avro.Type): number {
+    const known = this.#known.get(type);
+    if (known !== undefined) return known;
+    if (this.#measuring.has(type)) return 0;
+    this.#measuring.add(type);
+    const width = this.#measure(type);
+    this.#measuring.delete(type);
+    this.#known.set(type, width);
     return width;
   }
-  // Every other type starts with at least one byte: a varint, a length, a count or a union branch.
-  return 1;
+
+  #measure(type: avro.Type): number {
+    if (type instanceof avro.types.LogicalType) return this.of(type.underlyingType);
+    if (type instanceof avro.types.NullType) return 0;
+    if (type instanceof avro.types.FloatType) return 4;
+    if (type instanceof avro.types.DoubleType) return 8;
+    if (type instanceof avro.types.FixedType) return type.size;
+    if (type instanceof avro.types.RecordType) {
+      let width = 0;
+      for (const f of type.fields) width += this.of(f.type);
+      return width;
+    }
+    // Every other type starts with at least one byte: a varint, a length, a count or a union branch.
+    return 1;
+  }
 }
 
 interface LogicalAttributes {
@@ -398,6 +417,7 @@ interface RecordInProgress {
 class ReaderCompiler {
   readonly #readers = new Map<avro.Type, Reader>();
   readonly #inProgress = new Map<avro.Type, RecordInProgress>();
+  readonly #widths = new WidthMeasure();
 
   readerOf(type: avro.Type): Reader {
     const known = this.#readers.get(type);
@@ -519,7 +539,7 @@ class ReaderCompiler {
 
   #array(itemsType: avro.Type): Reader {
     const items = this.readerOf(itemsType);
-    const width = minimumWidth(itemsType);
+    const width = this.#widths.of(itemsType);
     return (c) => {
       let n = readBlockCount(c, width);
       if (n === 0) return [];
@@ -536,7 +556,7 @@ class ReaderCompiler {
   #map(valuesType: avro.Type): Reader {
     const values = this.readerOf(valuesType);
     // A key takes at least its length byte.
-    const width = 1 + minimumWidth(valuesType);
+    const width = 1 + this.#widths.of(valuesType);
     return (c) => {
       const out: PlainMap = {};
       for (let n = readBlockCount(c, width); n !== 0; n = readBlockCount(c, width)) {

@@ -1,5 +1,4 @@
 import { crc32, inflateRawSync } from 'node:zlib';
-import avro from 'avsc';
 import { uncompressSync } from 'snappy';
 import type { ErrorCode, ErrorParams } from '../../errors/error-table';
 import type { FieldValue } from '../../record/field';
@@ -15,8 +14,6 @@ const EXCERPT_BYTES = 128;
 /** A block may declare more records than bytes only for zero-width records; past this many that is refused. */
 const MAX_ZERO_WIDTH_RECORDS = 65_536;
 const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy']);
-
-const metadataType = avro.Type.forSchema({ type: 'map', values: 'bytes' });
 
 interface Header {
   readonly decoder: AvroDecoder;
@@ -156,13 +153,9 @@ export class AvroParser implements Parser {
     if (buf.length < MAGIC.length || MAGIC.some((b, i) => buf[i] !== b)) {
       throw stop(buf.length === 0 ? 'the body is empty' : 'it does not start with the magic bytes Obj\\x01');
     }
-    let decoded: { value: unknown; offset: number };
-    try {
-      decoded = metadataType.decode(toBuffer(buf), MAGIC.length);
-    } catch {
-      throw stop('the header metadata cannot be read');
-    }
-    if (decoded.offset < 0 || decoded.offset + SYNC_BYTES > buf.length) {
+    const decoded = readMetadata(buf, MAGIC.length);
+    if (typeof decoded === 'string') throw stop(`the header metadata cannot be read (${decoded})`);
+    if (decoded === undefined || decoded.end + SYNC_BYTES > buf.length) {
       if (final) throw stop('the body ends inside the header');
       if (buf.length > this.#maxBlockBytes) {
         throw new Stop(
@@ -174,12 +167,12 @@ export class AvroParser implements Parser {
       }
       return undefined;
     }
-    const metadata = decoded.value as Record<string, Buffer>;
-    const codec = metadata['avro.codec']?.toString('utf8') ?? 'null';
+    const metadata = decoded.value;
+    const codec = utf8(metadata.get('avro.codec')) ?? 'null';
     if (!SUPPORTED_CODECS.has(codec)) {
       throw new Stop('ORIGIN_AVRO_CODEC_UNSUPPORTED', { codec }, 0, head);
     }
-    const schemaJson = metadata['avro.schema']?.toString('utf8');
+    const schemaJson = utf8(metadata.get('avro.schema'));
     if (schemaJson === undefined) throw stop('the header has no avro.schema');
     let decoder: AvroDecoder;
     try {
@@ -187,10 +180,10 @@ export class AvroParser implements Parser {
     } catch (error) {
       throw stop(`the writer schema is invalid (${(error as Error).message})`);
     }
-    const end = decoded.offset + SYNC_BYTES;
+    const end = decoded.end + SYNC_BYTES;
     const attributes = Object.freeze({ avroSchema: schemaJson });
     // A copy: a Buffer's slice is a view, and parseAll reads the caller's bytes in place.
-    const sync = new Uint8Array(buf.subarray(decoded.offset, end));
+    const sync = new Uint8Array(buf.subarray(decoded.end, end));
     return { header: { decoder, attributes, codec, sync }, end };
   }
 
@@ -280,6 +273,59 @@ export class AvroParser implements Parser {
     if (crc32(data) !== expected) throw new Error('CRC32 mismatch');
     return data;
   }
+}
+
+/**
+ * The header metadata (an Avro `map<bytes>`) at `pos` and the position after it; undefined when the bytes end
+ * first, the reason as text when it is invalid. Every count and length is checked against the bytes present before
+ * anything loops or is allocated: an entry takes at least 2 bytes (the two lengths), so a count the bytes left
+ * cannot hold either waits for more bytes or, at the end of the body, is truncation. A hostile count (2^60 in 9
+ * bytes) therefore costs nothing.
+ */
+function readMetadata(
+  buf: Uint8Array,
+  pos: number,
+): { value: Map<string, Uint8Array>; end: number } | undefined | string {
+  const value = new Map<string, Uint8Array>();
+  for (;;) {
+    const count = readLong(buf, pos);
+    if (count === undefined) return undefined;
+    if (Number.isNaN(count.value)) return 'a map block count is not a valid long';
+    pos = count.end;
+    if (count.value === 0) return { value, end: pos };
+    let n = count.value;
+    if (n < 0) {
+      // A negative count is followed by the block's size in bytes, which is not needed.
+      n = -n;
+      const size = readLong(buf, pos);
+      if (size === undefined) return undefined;
+      if (Number.isNaN(size.value) || size.value < 0) return 'a map block size is not valid';
+      pos = size.end;
+    }
+    if (n * 2 > buf.length - pos) return undefined;
+    for (let i = 0; i < n; i++) {
+      const key = readSized(buf, pos);
+      if (typeof key !== 'object') return key;
+      const entry = readSized(buf, key.end);
+      if (typeof entry !== 'object') return entry;
+      value.set(toBuffer(key.bytes).toString('utf8'), entry.bytes);
+      pos = entry.end;
+    }
+  }
+}
+
+/** A length-prefixed byte string at `pos` (a view): undefined when the bytes end first, text when invalid. */
+function readSized(buf: Uint8Array, pos: number): { bytes: Uint8Array; end: number } | undefined | string {
+  const length = readLong(buf, pos);
+  if (length === undefined) return undefined;
+  if (Number.isNaN(length.value) || length.value < 0) return 'a length is not valid';
+  const end = length.end + length.value;
+  if (end > buf.length) return undefined;
+  return { bytes: buf.subarray(length.end, end), end };
+}
+
+function utf8(bytes: Uint8Array | undefined): string | undefined {
+  return bytes === undefined ? undefined : toBuffer(bytes).toString('utf8');
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {

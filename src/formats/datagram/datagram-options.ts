@@ -20,7 +20,7 @@ export interface DatagramFormatConfig {
   readonly excludeInterval: boolean;
   /** NetFlow v9: which values a record carries. */
   readonly recordGenerationMode: RecordGenerationMode;
-  /** NetFlow v9: most templates kept per origin; -1 for no limit. */
+  /** NetFlow v9: most templates kept per origin (default 1,000, least recently used evicted); -1 for no limit. */
   readonly maxTemplatesInCache: number;
   /** NetFlow v9: a template unused this long is evicted; -1 keeps templates forever. */
   readonly templateCacheTimeoutMs: number;
@@ -77,9 +77,9 @@ export const DATAGRAM_FORMAT_SCHEMA: JsonSchema = {
     maxTemplatesInCache: {
       type: 'integer',
       minimum: -1,
-      default: -1,
+      default: 1000,
       description:
-        'Max Templates in Cache (NetFlow v9): most templates kept for the life of the origin; -1 for no limit.',
+        'Max Templates in Cache (NetFlow v9): most templates kept for the life of the origin, the least recently used evicted past it; -1 for no limit. Departs from the reference engine, whose default is -1: see docs/decisions/0021-netflow-template-cache-bounded-by-default.md.',
     },
     templateCacheTimeoutMs: {
       type: 'integer',

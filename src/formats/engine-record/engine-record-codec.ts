@@ -6,12 +6,12 @@ import {
   type FieldAttributes,
   type FieldType,
   type FieldValue,
-  type LegacyListMap,
+  type ListMap,
   type PlainMap,
   type TypedValueOf,
 } from '../../record/field';
 import { fieldTypeOf } from '../../record/field-type-of';
-import { isListMap, listMapEntries, listMapShapeOf } from '../../record/list-map';
+import { listMapEntries, listMapShapeOf } from '../../record/list-map';
 import { RecordHeader } from '../../record/record-header';
 
 /**
@@ -113,9 +113,8 @@ function encodeValue(type: FieldType, value: NonNullable<TypedValueOf[FieldType]
     case 'LIST':
       return (value as FieldValue[]).map(encodeField);
     case 'LIST_MAP': {
-      // In key-table order (JS would put integer-like keys first); a Map is the deprecated LIST_MAP form.
-      const entries = isListMap(value) ? listMapEntries(value) : [...(value as LegacyListMap)];
-      return entries.map(([key, item]) => [key, encodeField(item)]);
+      // In key-table order (JS would put integer-like keys first).
+      return listMapEntries(value as ListMap).map(([key, item]) => [key, encodeField(item)]);
     }
     default:
       // BOOLEAN, CHAR, BYTE, SHORT, INTEGER, DECIMAL, ZONED_DATETIME, STRING: JSON says them exactly.
@@ -128,6 +127,13 @@ function encodeNumber(value: number): number | string {
   if (Number.isFinite(value) && !Object.is(value, -0)) return value;
   return Object.is(value, -0) ? '-0' : String(value);
 }
+
+/**
+ * The deepest nesting of fields a record may have (its value is level 1), as the JSON and Avro formats allow: a
+ * deeper record is refused when read, so that no later step (copies, responses, writing it again) runs out of
+ * call stack on it.
+ */
+export const MAX_NESTING_DEPTH = 500;
 
 /** Why one line could not be read; the parser turns it into a failure. */
 export class EngineRecordDecodeError extends Error {}
@@ -181,8 +187,12 @@ function optionalString(raw: Record<string, unknown>, key: string): string | und
 /**
  * The node of the value tree for one written field. A field without attributes whose JS form already says its
  * type comes back in plain form (a STRING as a string, a LONG as a bigint); any other one as a typed field.
+ * `depth` is the field's nesting level (the record's value is 1); a field past {@link MAX_NESTING_DEPTH} is refused.
  */
-export function decodeField(raw: unknown, path: string): FieldValue {
+export function decodeField(raw: unknown, path: string, depth = 1): FieldValue {
+  if (depth > MAX_NESTING_DEPTH) {
+    throw new EngineRecordDecodeError(`the field at ${path} nests deeper than ${MAX_NESTING_DEPTH} levels`);
+  }
   if (!isObject(raw)) throw new EngineRecordDecodeError(`the field at ${path} must be an object`);
   const type = raw['type'];
   if (typeof type !== 'string' || !FIELD_TYPE_SET.has(type)) {
@@ -191,7 +201,9 @@ export function decodeField(raw: unknown, path: string): FieldValue {
   const attributes = decodeAttributes(raw['attributes'], path);
   const rawValue = raw['value'];
   const value =
-    rawValue === null || rawValue === undefined ? null : decodeValue(type as FieldType, rawValue, path);
+    rawValue === null || rawValue === undefined
+      ? null
+      : decodeValue(type as FieldType, rawValue, path, depth);
   // A null STRING is a plain null: `fieldTypeOf(null)` says STRING.
   if (attributes === undefined && fieldTypeOf(value as FieldValue) === type) {
     return value as FieldValue;
@@ -213,46 +225,66 @@ function decodeAttributes(raw: unknown, path: string): FieldAttributes | undefin
   return Object.freeze(out);
 }
 
-function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[FieldType] {
+function decodeValue(type: FieldType, raw: unknown, path: string, depth: number): TypedValueOf[FieldType] {
   const wrong = (expected: string): EngineRecordDecodeError =>
     new EngineRecordDecodeError(`the ${type} field at ${path} must hold ${expected}`);
   switch (type) {
     case 'BOOLEAN':
       if (typeof raw !== 'boolean') throw wrong('a boolean');
       return raw;
-    case 'CHAR':
-    case 'DECIMAL':
-    case 'ZONED_DATETIME':
     case 'STRING':
       if (typeof raw !== 'string') throw wrong('a string');
       return raw;
+    case 'CHAR':
+      if (typeof raw !== 'string' || !isOneCharacter(raw)) throw wrong('a string of one character');
+      return raw;
+    case 'DECIMAL':
+      if (typeof raw !== 'string' || !isDecimalText(raw)) throw wrong('decimal number text');
+      return raw;
+    case 'ZONED_DATETIME':
+      if (typeof raw !== 'string' || !ZONED_DATETIME_TEXT.test(raw)) {
+        throw wrong('ISO-8601 date-time text with an offset');
+      }
+      return raw;
     case 'BYTE':
     case 'SHORT':
-    case 'INTEGER':
-      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw wrong('an integer');
+    case 'INTEGER': {
+      const [min, max] = INTEGER_RANGE[type];
+      if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) {
+        throw wrong(`an integer from ${min} to ${max}`);
+      }
       return raw;
-    case 'LONG':
+    }
+    case 'LONG': {
       if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw wrong('a string of decimal digits');
-      return BigInt(raw);
+      const long = BigInt(raw);
+      if (long < LONG_MIN || long > LONG_MAX) throw wrong('a 64-bit integer');
+      return long;
+    }
     case 'FLOAT':
     case 'DOUBLE':
       return decodeNumber(raw, wrong);
     case 'DATE':
     case 'DATETIME':
-    case 'TIME':
-      return new Date(decodeNumber(raw, wrong));
+    case 'TIME': {
+      // A Date holds whole milliseconds; the writer writes getTime(), so a fraction is not from a Date.
+      const ms = decodeNumber(raw, wrong);
+      if (Number.isFinite(ms) && !Number.isInteger(ms)) throw wrong('a whole number of milliseconds');
+      return new Date(ms);
+    }
     case 'BYTE_ARRAY':
       if (typeof raw !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(raw)) throw wrong('base64 text');
       return new Uint8Array(Buffer.from(raw, 'base64'));
     case 'MAP': {
       if (!isObject(raw)) throw wrong('an object of fields');
       const map = ownObject() as PlainMap;
-      for (const key of Object.keys(raw)) setOwn(map, key, decodeField(raw[key], childPath(path, key)));
+      for (const key of Object.keys(raw))
+        setOwn(map, key, decodeField(raw[key], childPath(path, key), depth + 1));
       return map;
     }
     case 'LIST':
       if (!Array.isArray(raw)) throw wrong('an array of fields');
-      return raw.map((item, index) => decodeField(item, `${path === '/' ? '' : path}[${index}]`));
+      return raw.map((item, index) => decodeField(item, `${path === '/' ? '' : path}[${index}]`, depth + 1));
     case 'LIST_MAP': {
       if (!Array.isArray(raw)) throw wrong('an array of [key, field] pairs');
       const keys: string[] = [];
@@ -266,7 +298,7 @@ function decodeValue(type: FieldType, raw: unknown, path: string): TypedValueOf[
         if (seen.has(key)) throw wrong(`unique keys (${JSON.stringify(key)} repeats)`);
         seen.add(key);
         keys.push(key);
-        values.push(decodeField(entry[1], childPath(path, key)));
+        values.push(decodeField(entry[1], childPath(path, key), depth + 1));
       }
       // Records of one schema write the same keys: they share a shape from the bounded cache.
       return listMapShapeOf(keys).create(values);
@@ -281,6 +313,39 @@ function decodeNumber(raw: unknown, wrong: (expected: string) => EngineRecordDec
   if (raw === '-Infinity') return -Infinity;
   if (raw === '-0') return -0;
   throw wrong('a number, "NaN", "Infinity", "-Infinity" or "-0"');
+}
+
+const INTEGER_RANGE = {
+  BYTE: [-128, 127],
+  SHORT: [-32_768, 32_767],
+  INTEGER: [-2_147_483_648, 2_147_483_647],
+} as const;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** The decimal spellings the renderers accept (see `json-text.ts`): a sign, digits with a point, an exponent. */
+const DECIMAL_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function isDecimalText(text: string): boolean {
+  return DECIMAL_TEXT.test(text.trim());
+}
+
+/**
+ * ISO-8601 date-time with an offset, as Java's ZonedDateTime writes it: an optional zone id in brackets, seconds
+ * and fraction optional, a year of four digits or more (signed past 9999).
+ */
+const ZONED_DATETIME_TEXT =
+  /^[+-]?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}(?::\d{2})?)(?:\[[^\]\s]+\])?$/;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** One user-perceived character: one grapheme cluster (an emoji with its modifier is one CHAR). */
+function isOneCharacter(text: string): boolean {
+  if (text.length === 1) return true;
+  if (text.length === 0) return false;
+  const iterator = graphemes.segment(text)[Symbol.iterator]();
+  iterator.next();
+  return iterator.next().done === true;
 }
 
 function childPath(path: string, key: string): string {

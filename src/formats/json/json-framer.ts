@@ -82,6 +82,7 @@ for (const c of ' \t\n\r{}[],:"') DELIMITER[c.charCodeAt(0)] = 1;
 export class JsonFramer {
   readonly #arrayMode: boolean;
   readonly #maxChars: number;
+  readonly #maxDepth: number;
 
   #phase: number;
   /** Phase to return to after the current value. */
@@ -95,6 +96,8 @@ export class JsonFramer {
   // The value being framed.
   #kind = NESTED;
   #depth = 0;
+  /** Set once the value nests deeper than `maxDepth`: it is framed to its end but not decoded. */
+  #tooDeep = false;
   #inString = false;
   #escaped = false;
   #digitRun = 0;
@@ -117,9 +120,10 @@ export class JsonFramer {
   #stop:
     { readonly build: (excerpt: string) => ParseFailure; readonly head: Buffer; length: number } | undefined;
 
-  constructor(content: JsonContent, maxChars: number) {
+  constructor(content: JsonContent, maxChars: number, maxDepth: number = Number.POSITIVE_INFINITY) {
     this.#arrayMode = content === 'arrayOfObjects';
     this.#maxChars = maxChars;
+    this.#maxDepth = maxDepth;
     this.#phase = this.#arrayMode ? ARRAY_OPEN : VALUE_START;
     this.#resume = this.#arrayMode ? COMMA_OR_CLOSE : VALUE_START;
   }
@@ -262,6 +266,7 @@ export class JsonFramer {
     this.#high = 0;
     this.#kind = c === 0x7b || c === 0x5b || c === QUOTE ? NESTED : SCALAR;
     this.#depth = 0;
+    this.#tooDeep = false;
     this.#inString = false;
     this.#escaped = false;
     return i;
@@ -271,6 +276,8 @@ export class JsonFramer {
   #scanNested(buf: Buffer, from: number, sink: JsonFrameSink): number {
     const n = buf.length;
     let depth = this.#depth;
+    let tooDeep = this.#tooDeep;
+    const maxDepth = this.#maxDepth;
     let inString = this.#inString;
     let escaped = this.#escaped;
     let run = this.#digitRun;
@@ -315,14 +322,16 @@ export class JsonFramer {
       } else {
         run = 0;
         if (kind === OPEN_STRING) inString = true;
-        else if (kind === OPEN) depth++;
-        else if (--depth === 0) {
+        else if (kind === OPEN) {
+          if (++depth > maxDepth) tooDeep = true;
+        } else if (--depth === 0) {
           done = true;
           break;
         }
       }
     }
     this.#depth = depth;
+    this.#tooDeep = tooDeep;
     this.#inString = inString;
     this.#escaped = escaped;
     this.#digitRun = run;
@@ -366,6 +375,13 @@ export class JsonFramer {
       const head = this.#head!.subarray(0, this.#headLength);
       this.#release();
       sink.failure(this.#tooLong(index, byteOffset, head));
+      return;
+    }
+    if (this.#tooDeep) {
+      // Within maxChars (a longer value is skipping, above), so its pieces are all held.
+      const failed = Buffer.concat([...this.#pieces, buf.subarray(start, end)]);
+      this.#release();
+      sink.failure(this.#tooDeepFailure(index, byteOffset, failed));
       return;
     }
     const length = this.#pendingBytes + end - start;
@@ -427,6 +443,17 @@ export class JsonFramer {
     return failure({
       code: 'ORIGIN_JSON_OBJECT_TOO_LONG',
       params: { offset: byteOffset, limit: this.#maxChars },
+      recordIndex: index,
+      byteOffset,
+      excerpt: text,
+      canContinue: true,
+    });
+  }
+
+  #tooDeepFailure(index: number, byteOffset: number, text: Uint8Array): ParseFailure {
+    return failure({
+      code: 'ORIGIN_JSON_TOO_DEEP',
+      params: { offset: byteOffset, limit: this.#maxDepth },
       recordIndex: index,
       byteOffset,
       excerpt: text,

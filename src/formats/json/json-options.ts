@@ -8,6 +8,8 @@ export interface JsonFormatConfig {
   readonly jsonContent: JsonContent;
   /** Longest record text in characters; a longer one is an `ORIGIN_JSON_OBJECT_TOO_LONG` failure. */
   readonly maxObjectLengthChars: number;
+  /** Deepest nesting of arrays and objects a record may have; a deeper one is an `ORIGIN_JSON_TOO_DEEP` failure. */
+  readonly maxNestingDepth: number;
   /** Charset of the body, as a WHATWG encoding label. */
   readonly charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
@@ -32,6 +34,13 @@ export const JSON_FORMAT_SCHEMA: JsonSchema = {
       default: 4096,
       description:
         'Max Object Length (chars): a record whose JSON text is longer is not parsed; it goes to the stage error handling.',
+    },
+    maxNestingDepth: {
+      type: 'integer',
+      minimum: 1,
+      default: 500,
+      description:
+        'Addition: deepest nesting of arrays and objects one record may have (`{}` is 1); a deeper record is not decoded and goes to the stage error handling (ORIGIN_JSON_TOO_DEEP). The default keeps every later step (copies, JSON and XML responses, Engine Record) well within the call stack.',
     },
     ...TEXT_INPUT_OPTIONS_SCHEMA,
   },

@@ -9,6 +9,7 @@ import { TextInput } from '../text-input';
 export interface JsonParserOptions {
   readonly jsonContent: JsonContent;
   readonly maxObjectLengthChars: number;
+  readonly maxNestingDepth: number;
   readonly charset: string;
   readonly ignoreControlCharacters: boolean;
 }
@@ -21,7 +22,8 @@ export interface JsonParserOptions {
  * decoded by `JSON.parse`, except a value with a run of 16 or more digits outside strings, which goes to
  * {@link decodeJsonExact} so that integers beyond 2^53 stay exact (`bigint` up to the signed 64-bit range,
  * DECIMAL beyond). A value that is not valid JSON is an `ORIGIN_JSON_MALFORMED` failure whose message gives the
- * byte of the error; parsing goes on with the next value.
+ * byte of the error; parsing goes on with the next value. A value nested deeper than `maxNestingDepth` is an
+ * `ORIGIN_JSON_TOO_DEEP` failure and is not decoded, so that no later step runs out of call stack on it.
  */
 export class JsonParser implements Parser {
   readonly #options: JsonParserOptions;
@@ -38,8 +40,8 @@ export class JsonParser implements Parser {
   }
 
   get #framer(): JsonFramer {
-    const { jsonContent, maxObjectLengthChars } = this.#options;
-    return (this.#framerMade ??= new JsonFramer(jsonContent, maxObjectLengthChars));
+    const { jsonContent, maxObjectLengthChars, maxNestingDepth } = this.#options;
+    return (this.#framerMade ??= new JsonFramer(jsonContent, maxObjectLengthChars, maxNestingDepth));
   }
 
   get #sink(): RecordSink {
@@ -109,6 +111,7 @@ function wholeBodyRecords(
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   if (LONG_DIGIT_RUN.test(text)) return undefined;
+  if (mayNestDeeper(bytes, options.maxNestingDepth)) return undefined;
   let value: FieldValue;
   try {
     value = JSON.parse(text) as FieldValue;
@@ -117,6 +120,23 @@ function wholeBodyRecords(
   }
   if (options.jsonContent === 'multipleObjects') return [{ value }];
   return Array.isArray(value) ? value.map((element) => ({ value: element })) : undefined;
+}
+
+/**
+ * Whether `bytes` may hold a value nested deeper than `maxDepth`: a value that deep needs more than `maxDepth`
+ * opening brackets (`[`, `{`), and brackets inside strings only count extra. A text too short to hold that many
+ * pairs is not scanned at all.
+ */
+function mayNestDeeper(bytes: Uint8Array, maxDepth: number): boolean {
+  if (bytes.length <= 2 * maxDepth) return false;
+  // A plain Uint8Array view: indexing a Buffer in a hot loop is slower.
+  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  let open = 0;
+  for (let i = 0; i < view.length; i++) {
+    // 0x5b '[' and 0x7b '{' differ in bit 0x20 only.
+    if ((view[i]! | 0x20) === 0x7b && ++open > maxDepth) return true;
+  }
+  return false;
 }
 
 /** Decodes framed values into records, collecting what one call of the parser produced. */

@@ -16,6 +16,8 @@ export interface XmlFormatConfig {
   readonly outputFieldAttributes: boolean;
   /** Longest record text in characters; a longer one is an `ORIGIN_XML_RECORD_TOO_LONG` failure. */
   readonly maxRecordLengthChars: number;
+  /** Deepest nesting of elements a record may have; a deeper one is an `ORIGIN_XML_TOO_DEEP` failure. */
+  readonly maxNestingDepth: number;
   /** Charset of the body, as a WHATWG encoding label. */
   readonly charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
@@ -71,6 +73,13 @@ export const XML_FORMAT_SCHEMA: JsonSchema = {
       default: 4096,
       description:
         'Max Record Length (chars): a longer record is skipped and goes to the stage error handling; parsing goes on.',
+    },
+    maxNestingDepth: {
+      type: 'integer',
+      minimum: 1,
+      default: 250,
+      description:
+        'Addition: deepest nesting of elements one record may have (the record element is 1); a deeper record is not built and goes to the stage error handling (ORIGIN_XML_TOO_DEEP). A record value nests up to twice as deep as its elements (repeated elements become lists), so the default keeps every later step (copies, JSON and XML responses, Engine Record) well within the call stack.',
     },
     ...TEXT_INPUT_OPTIONS_SCHEMA,
   },

@@ -50,7 +50,9 @@ const NON_WHITESPACE = /\S/;
  *
  * Failures: a record longer than `maxRecordLengthChars` (counted from its start tag's `<` to its end tag's `>`) is
  * an `ORIGIN_XML_RECORD_TOO_LONG` failure and parsing goes on; its tree is dropped as soon as it passes the limit,
- * so memory stays bounded by the limit. Malformed XML is an `ORIGIN_XML_MALFORMED` failure naming line and column,
+ * so memory stays bounded by the limit. A record whose elements nest deeper than `maxNestingDepth` (the record
+ * element is 1) is an `ORIGIN_XML_TOO_DEEP` failure and parsing goes on; its tree is dropped at the first element
+ * too deep, so no later step runs out of call stack on it. Malformed XML is an `ORIGIN_XML_MALFORMED` failure naming line and column,
  * after which the rest of the body is ignored (`canContinue: false`).
  *
  * Security: DTDs are never read. A DOCTYPE is skipped as text; an entity reference other than the five of XML
@@ -86,6 +88,8 @@ export class XmlParser implements Parser {
   #recordDepth = 0;
   #recordPath = '';
   #recordTooLong = false;
+  /** Set once the record nests deeper than `maxNestingDepth`: its value is no longer built. */
+  #recordTooDeep = false;
   #excerptHead: string | undefined;
   #frames: Frame[] = [];
   #recordValue: FieldValue = null;
@@ -182,8 +186,11 @@ export class XmlParser implements Parser {
     if (this.#failed) return;
     const depth = this.#depth++;
     if (this.#recordStart >= 0) {
-      this.#recordDepth++;
-      if (!this.#recordTooLong) this.#frames.push(this.#frame(tag));
+      if (++this.#recordDepth > this.#options.maxNestingDepth && !this.#recordTooDeep) {
+        this.#recordTooDeep = true;
+        this.#frames = [];
+      }
+      if (!this.#recordTooLong && !this.#recordTooDeep) this.#frames.push(this.#frame(tag));
       return;
     }
     if (depth === 0 && this.#seenRoot) {
@@ -201,6 +208,7 @@ export class XmlParser implements Parser {
       this.#recordBytes = this.#textStartBytes;
       this.#recordDepth = 1;
       this.#recordTooLong = false;
+      this.#recordTooDeep = false;
       this.#excerptHead = undefined;
       this.#recordPath = '/' + this.#names.slice(0, depth + 1).join('/');
       this.#namespaces = this.#options.includeFieldXpaths ? new Map() : undefined;
@@ -248,7 +256,7 @@ export class XmlParser implements Parser {
       return;
     }
     this.#recordDepth--;
-    if (!this.#recordTooLong) {
+    if (!this.#recordTooLong && !this.#recordTooDeep) {
       const frame = this.#frames.pop();
       if (frame) {
         const value = this.#finish(frame);
@@ -278,6 +286,17 @@ export class XmlParser implements Parser {
           excerpt:
             this.#excerptHead ??
             this.#slice(this.#recordStart, Math.min(end, this.#recordStart + EXCERPT_CHARS)),
+          canContinue: true,
+        }),
+      );
+    } else if (this.#recordTooDeep) {
+      this.#failures.push(
+        failure({
+          code: 'ORIGIN_XML_TOO_DEEP',
+          params: { offset: this.#recordBytes, limit: this.#options.maxNestingDepth },
+          recordIndex: this.#index,
+          byteOffset: this.#recordBytes,
+          excerpt: this.#slice(this.#recordStart, Math.min(end, this.#recordStart + EXCERPT_CHARS)),
           canContinue: true,
         }),
       );

@@ -499,6 +499,25 @@ describe('AvroDecoder', () => {
     );
   });
 
+  it('measures a schema of named records that each use the previous one twice once per type', () => {
+    // Each level doubles the paths through the schema: walking them all took 2^n steps (n = 26: 12 s).
+    let schema: unknown = { type: 'record', name: 'R0', fields: [{ name: 'x', type: 'int' }] };
+    for (let i = 1; i <= 60; i++) {
+      schema = {
+        type: 'record',
+        name: `R${i}`,
+        fields: [
+          { name: 'a', type: schema },
+          { name: 'b', type: `R${i - 1}` },
+        ],
+      };
+    }
+    const decoder = new AvroDecoder({ type: 'array', items: schema });
+    // Each item is 2^60 ints wide at least: a count of 1 cannot fit in 2 bytes.
+    expect(() => decoder.decodeBlock(Uint8Array.of(2, 0), 1)).toThrow(AvroDecodeError);
+    expect(decoder.decodeBlock(Uint8Array.of(0), 1)).toEqual([[]]);
+  });
+
   it('reads many distinct and repeated short strings like avsc', () => {
     // Enough strings to collide in the decoder's string cache, each read several times.
     const strings = Array.from({ length: 5000 }, (_, i) =>

@@ -49,6 +49,36 @@ describe('avro format', () => {
     expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_BLOCK_TOO_LARGE', canContinue: false }]);
   });
 
+  it('refuses a header map count the body cannot hold without looping over it', () => {
+    const magic = Buffer.from('Obj\x01', 'latin1');
+    const counts = [
+      // 2^60 entries in 9 bytes: past 2^53, so not even a count.
+      [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20],
+      // 2^40 entries: a valid long, far more than the bytes present.
+      [0x80, 0x80, 0x80, 0x80, 0x80, 0x40],
+      // -2^40 entries, then a block size of 1.
+      [0xff, 0xff, 0xff, 0xff, 0xff, 0x3f, 0x02],
+    ];
+    for (const count of counts) {
+      const input = Buffer.concat([magic, Buffer.from(count), Buffer.alloc(20)]);
+      const { records, failures } = parseWhole(avroFormat, {}, input);
+      expect(records).toEqual([]);
+      expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_MALFORMED', canContinue: false }]);
+    }
+  });
+
+  it('refuses a header string length the body cannot hold', () => {
+    const magic = Buffer.from('Obj\x01', 'latin1');
+    // One entry whose key claims 2^40 bytes.
+    const input = Buffer.concat([
+      magic,
+      Buffer.from([0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]),
+      Buffer.alloc(30),
+    ]);
+    const { failures } = parseWhole(avroFormat, {}, input);
+    expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_MALFORMED', canContinue: false }]);
+  });
+
   it('reports corrupt deflate data as a failure instead of throwing', async () => {
     const input = await containerOf({ type: 'string' }, ['hello', 'world'], 'deflate');
     // The block data sits just before the final 16-byte sync marker.

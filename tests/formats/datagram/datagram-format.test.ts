@@ -12,7 +12,7 @@ describe('datagram format', () => {
       convertHiResTimeAndInterval: false,
       excludeInterval: true,
       recordGenerationMode: 'rawAndInterpreted',
-      maxTemplatesInCache: -1,
+      maxTemplatesInCache: 1000,
       templateCacheTimeoutMs: -1,
       charset: 'UTF-8',
       ignoreControlCharacters: false,

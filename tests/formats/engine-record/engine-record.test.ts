@@ -130,10 +130,6 @@ const tree = fc.letrec<{ node: FieldValue }>((tie) => ({
     fc
       .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 4 })
       .map((entries) => listMapOf(entries)),
-    // The deprecated Map form (Protobuf still makes it) is written alike and read back as a list-map.
-    fc
-      .uniqueArray(fc.tuple(key, tie('node')), { selector: ([k]) => k, maxLength: 3 })
-      .map((entries) => field('LIST_MAP', new Map(entries))),
     fc
       .tuple(fc.dictionary(key, tie('node'), { maxKeys: 3 }), attributes)
       .map(([map, attrs]) => field('MAP', map as PlainMap, attrs)),
@@ -281,6 +277,88 @@ describe('Engine Record format', () => {
         message: expect.stringContaining('unknown type "WIDGET"') as unknown,
       }),
     ]);
+  });
+
+  it('refuses a malformed value of a typed field as a failed record, not a crash later', () => {
+    const malformed: [string, unknown][] = [
+      ['DECIMAL', '12;340'],
+      ['DECIMAL', ''],
+      ['DECIMAL', '.'],
+      ['DECIMAL', '1e'],
+      ['CHAR', ''],
+      ['CHAR', 'ab'],
+      ['BYTE', 128],
+      ['BYTE', -129],
+      ['SHORT', 32768],
+      ['INTEGER', 2 ** 31],
+      ['INTEGER', -(2 ** 31) - 1],
+      ['LONG', '9223372036854775808'],
+      ['LONG', '-9223372036854775809'],
+      ['DATE', 1.5],
+      ['DATETIME', 'yesterday'],
+      ['TIME', true],
+      ['ZONED_DATETIME', 'next tuesday'],
+      ['ZONED_DATETIME', '2024-03-01 10:00'],
+      ['ZONED_DATETIME', '2024-03-01T10:00:00'],
+    ];
+    const good = writeEngineRecords([new DataRecord('ok')])
+      .subarray(1)
+      .toString('utf8');
+    for (const [type, value] of malformed) {
+      const line = JSON.stringify({ header: {}, value: { type, value } });
+      const body = Buffer.concat([Buffer.from([0xa1]), Buffer.from(`${line}\n${good}`)]);
+      const { records, failures } = parseWhole(engineRecordFormat, {}, body);
+      expect({ type, value, read: records.map((r) => r.value) }).toEqual({ type, value, read: ['ok'] });
+      expect(failures).toEqual([
+        expect.objectContaining({
+          code: 'ORIGIN_ENGINE_RECORD_MALFORMED',
+          recordIndex: 0,
+          canContinue: true,
+        }),
+      ]);
+    }
+  });
+
+  it('refuses a record nested deeper than 500 levels as a failed record', () => {
+    const nestedList = (depth: number): unknown => {
+      let value: unknown = { type: 'LIST', value: [] };
+      for (let i = 1; i < depth; i++) value = { type: 'LIST', value: [value] };
+      return value;
+    };
+    const line = (depth: number): string => `${JSON.stringify({ header: {}, value: nestedList(depth) })}\n`;
+    const body = Buffer.concat([Buffer.from([0xa1]), Buffer.from(line(501) + line(500))]);
+    const { records, failures } = parseWhole(engineRecordFormat, {}, body);
+    expect(records).toHaveLength(1);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        code: 'ORIGIN_ENGINE_RECORD_MALFORMED',
+        recordIndex: 0,
+        canContinue: true,
+        message: expect.stringContaining('nests deeper than 500') as unknown,
+      }),
+    ]);
+  });
+
+  it('reads the edge values of every typed field', () => {
+    const edges: [FieldType, unknown][] = [
+      ['DECIMAL', '-12.340'],
+      ['DECIMAL', '+.5e-3'],
+      ['CHAR', 'é'],
+      ['CHAR', '👍🏽'],
+      ['BYTE', -128],
+      ['SHORT', 32767],
+      ['INTEGER', -(2 ** 31)],
+      ['LONG', '-9223372036854775808'],
+      ['DATE', 'NaN'],
+      ['ZONED_DATETIME', '2024-03-01T10:00+01:00[Europe/Paris]'],
+      ['ZONED_DATETIME', '+12024-03-01T10:00:00.123456789-05:30'],
+    ];
+    for (const [type, value] of edges) {
+      const line = JSON.stringify({ header: {}, value: { type, value } });
+      const body = Buffer.concat([Buffer.from([0xa1]), Buffer.from(`${line}\n`)]);
+      const { failures } = parseWhole(engineRecordFormat, {}, body);
+      expect({ type, value, failures }).toEqual({ type, value, failures: [] });
+    }
   });
 
   it('gives no records and no failures for an empty body', () => {

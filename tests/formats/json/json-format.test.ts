@@ -7,6 +7,7 @@ describe('JSON format options', () => {
     const options = {
       jsonContent: 'arrayOfObjects',
       maxObjectLengthChars: 1,
+      maxNestingDepth: 7,
       charset: 'UTF-16LE',
       ignoreControlCharacters: true,
     };

@@ -220,6 +220,7 @@ describe('parseAll on a whole, well-formed body', () => {
     new JsonParser({
       jsonContent: 'arrayOfObjects',
       maxObjectLengthChars: 4096,
+      maxNestingDepth: 500,
       charset: 'UTF-8',
       ignoreControlCharacters: false,
       ...options,
@@ -247,5 +248,56 @@ describe('parseAll on a whole, well-formed body', () => {
     const result = parser({ maxObjectLengthChars: 30 }).parseAll(bytes);
     expect(result.records.map((r) => r.value)).toEqual([{ a: 1 }]);
     expect(result.failures.map((f) => f.code)).toEqual(['ORIGIN_JSON_OBJECT_TOO_LONG']);
+  });
+});
+
+describe('JSON parser: nesting depth', () => {
+  const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+  const big = { maxObjectLengthChars: 1_000_000 };
+
+  it('refuses a value nested deeper than maxNestingDepth and goes on with the next one', () => {
+    for (const chunk of [undefined, 7]) {
+      const text = `${nested(501)} {"a":{"b":[1]}} ${nested(500)}`;
+      const bytes = Buffer.from(text);
+      const p = parser(big);
+      const results: ParseResult[] = [];
+      if (chunk === undefined) results.push(p.parseAll(bytes));
+      else {
+        for (let i = 0; i < bytes.length; i += chunk) results.push(p.push(bytes.subarray(i, i + chunk)));
+        results.push(p.end());
+      }
+      const records = results.flatMap((r) => r.records.map((x) => x.value));
+      const failures = results.flatMap((r) => r.failures);
+      expect(records).toHaveLength(2);
+      expect(records[0]).toEqual({ a: { b: [1] } });
+      expect(failures).toEqual([
+        expect.objectContaining({
+          code: 'ORIGIN_JSON_TOO_DEEP',
+          recordIndex: 0,
+          byteOffset: 0,
+          canContinue: true,
+          message: expect.stringContaining('maxNestingDepth 500') as unknown,
+        }),
+      ]);
+    }
+  });
+
+  it('takes the depth limit from maxNestingDepth, on the whole-body path too', () => {
+    expect(parse(nested(3), { maxNestingDepth: 2 }).failures).toMatchObject([
+      { code: 'ORIGIN_JSON_TOO_DEEP' },
+    ]);
+    expect(parse(nested(2), { maxNestingDepth: 2 }).failures).toEqual([]);
+    expect(parse(`[${nested(3)}]`, { maxNestingDepth: 3, jsonContent: 'arrayOfObjects' }).failures).toEqual(
+      [],
+    );
+    expect(
+      parse(`[${nested(4)}]`, { maxNestingDepth: 3, jsonContent: 'arrayOfObjects' }).failures,
+    ).toMatchObject([{ code: 'ORIGIN_JSON_TOO_DEEP' }]);
+    // Brackets inside strings do not count.
+    expect(parse('["[[[[[[[["]', { maxNestingDepth: 1 }).failures).toEqual([]);
+  });
+
+  it('refuses 10,000 levels with the length limit raised, instead of failing at render', () => {
+    expect(parse(nested(10_000), big).failures).toMatchObject([{ code: 'ORIGIN_JSON_TOO_DEEP' }]);
   });
 });

@@ -84,4 +84,31 @@ describe('XML parser', () => {
     expect(result.records).toEqual([{ value: { a: {} } }]);
     expect(result.failures.map((f) => f.code)).toEqual(['ORIGIN_XML_MALFORMED']);
   });
+
+  it('refuses a record nested deeper than maxNestingDepth elements and parses the records after it', () => {
+    const nested = (depth: number): string => '<e>'.repeat(depth) + '</e>'.repeat(depth);
+    const text = `<root><r>${nested(250)}</r><r><a>1</a></r><r>${nested(249)}</r></root>`;
+    const { records, failures } = parse({ delimiterElement: 'r', maxRecordLengthChars: 1_000_000 }, text);
+    expect(records).toHaveLength(2);
+    expect(records[0]?.value).toEqual({ r: { a: [{ value: '1' }] } });
+    expect(failures).toEqual([
+      expect.objectContaining({
+        code: 'ORIGIN_XML_TOO_DEEP',
+        recordIndex: 0,
+        canContinue: true,
+        message: expect.stringContaining('maxNestingDepth 250') as unknown,
+      }),
+    ]);
+    expect(parse({ maxNestingDepth: 2 }, '<a><b><c/></b></a>').failures).toMatchObject([
+      { code: 'ORIGIN_XML_TOO_DEEP' },
+    ]);
+    expect(parse({ maxNestingDepth: 3 }, '<a><b><c/></b></a>').failures).toEqual([]);
+  });
+
+  it('refuses a document nested 10,000 deep with the length limit raised, instead of failing at render', () => {
+    const text = '<e>'.repeat(10_000) + '</e>'.repeat(10_000);
+    expect(parse({ maxRecordLengthChars: 1_000_000 }, text).failures).toMatchObject([
+      { code: 'ORIGIN_XML_TOO_DEEP', canContinue: true },
+    ]);
+  });
 });

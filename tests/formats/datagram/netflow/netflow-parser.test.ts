@@ -177,6 +177,27 @@ describe('NetFlow v9', () => {
     expect(parse(v9(1, data(302)), options, source).records).toHaveLength(1);
   });
 
+  it('keeps at most 1,000 templates by default, and any number when maxTemplatesInCache is -1', () => {
+    const template = (id: number): number[] => flowset(0, [...u16(id), ...u16(1), ...u16(4), ...u16(1)]);
+    const data = (id: number): number[] => flowset(id, [7]);
+    for (const [config, firstKept] of [
+      [{}, false],
+      [{ maxTemplatesInCache: -1 }, true],
+    ] as const) {
+      const source: ParseSource = { remoteAddress: '10.0.0.1', originState: new Map() };
+      const packets = Array.from({ length: 11 }, (_, p) =>
+        v9(1, ...Array.from({ length: 100 }, (_, i) => template(256 + p * 100 + i))),
+      );
+      const format = defaultRegistry.get('datagram')!;
+      const whole = (packet: Uint8Array): ParseResult =>
+        parseWhole(format, { packetFormat: 'netflow', ...config }, packet, source);
+      for (const packet of packets) expect(whole(packet).failures).toEqual([]);
+      // 1,100 templates defined: by default the 100 used least recently are gone.
+      expect(whole(v9(1, data(256))).records).toHaveLength(firstKept ? 1 : 0);
+      expect(whole(v9(1, data(1355))).records).toHaveLength(1);
+    }
+  });
+
   it('evicts templates idle longer than templateCacheTimeoutMs', () => {
     jest.useFakeTimers({ now: 1_000_000 });
     try {
