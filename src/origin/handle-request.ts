@@ -12,7 +12,7 @@ import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
-import type { RunnerPool } from '../pipeline/runner-pool';
+import { FINISHED_RUN, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
@@ -97,7 +97,8 @@ export async function handleRequest(
     try {
       const batch = await readBatch(ctx, req, requestId, codings);
       bodyRead = true;
-      await runBatch(ctx, batch);
+      const running = runBatch(ctx, batch);
+      if (running !== undefined) await running;
       const sink = batch.response as ResponseSink;
       const { renderer } = ctx;
       const rendered = renderer.validated ? await renderer.validated(sink) : renderer.response(sink);
@@ -318,38 +319,55 @@ function emptyPayloadRecord(): ParsedRecord {
   return { value: EMPTY_LIST_MAP.create([]), attributes: EMPTY_PAYLOAD_ATTRIBUTES };
 }
 
-/** Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. */
-function runBatch(ctx: RequestContext, batch: Batch): Promise<void> {
+/**
+ * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
+ * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
+ * without a promise or a tick. Throws (rather than rejects) what the run failed with when it failed at once.
+ */
+function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
   const controller = ctx.batchSignals.take();
-  // One promise settles the batch: the runner finishing, or a give-up (deadline, destroy), whichever comes first;
-  // settling twice is a no-op. Cheaper than racing two promises on every request.
+  // A give-up (deadline, destroy) may come before there is a promise to reject: during a synchronous run.
+  let gaveUp: { reason: unknown } | undefined;
+  let rejectLater: ((reason: unknown) => void) | undefined;
+  const settle = (): void => {
+    ctx.runningBatches.delete(clock);
+    ctx.batchSignals.give(controller);
+  };
+  const giveUp: GiveUp = (reason) => {
+    controller.abort(reason);
+    settle();
+    if (rejectLater) rejectLater(reason);
+    else gaveUp = { reason };
+  };
+  const clock = ctx.runningBatches.add(giveUp);
+  let running: Promise<void>;
+  try {
+    running = ctx.runners.run(batch, controller.signal);
+  } catch (error) {
+    // A host's pool that throws instead of rejecting is a failed batch all the same.
+    if (gaveUp) throw gaveUp.reason;
+    settle();
+    throw pipelineError(error);
+  }
+  if (gaveUp) throw gaveUp.reason;
+  if (running === FINISHED_RUN) {
+    settle();
+    return undefined;
+  }
+  // One promise settles the batch: the runner finishing, or a give-up, whichever comes first; settling twice is
+  // a no-op. Cheaper than racing two promises on every request.
   return new Promise<void>((resolve, reject) => {
-    const settle = (): void => {
-      ctx.runningBatches.delete(clock);
-      ctx.batchSignals.give(controller);
-    };
-    const giveUp: GiveUp = (reason) => {
-      controller.abort(reason);
-      settle();
-      reject(reason);
-    };
-    const failed = (error: unknown): void => {
-      settle();
-      reject(pipelineError(error));
-    };
-    const clock = ctx.runningBatches.add(giveUp);
-    let running: Promise<void>;
-    try {
-      running = ctx.runners.run(batch, controller.signal);
-    } catch (error) {
-      // A host's pool that throws instead of rejecting is a failed batch all the same.
-      failed(error);
-      return;
-    }
-    running.then(() => {
-      settle();
-      resolve();
-    }, failed);
+    rejectLater = reject;
+    running.then(
+      () => {
+        settle();
+        resolve();
+      },
+      (error: unknown) => {
+        settle();
+        reject(pipelineError(error));
+      },
+    );
   });
 }
 

@@ -1,5 +1,5 @@
 import type { ParseFailure, ParsedRecord, ParsedRecordError } from '../formats/data-format';
-import { DataRecord } from '../record/data-record';
+import { DataRecord, requestRecord, type RequestRecordSource } from '../record/data-record';
 import type { OnRecordError } from './config';
 
 /** The records of one input after the On Record Error policy, ready to become a batch. */
@@ -37,15 +37,17 @@ export function applyRecordErrorPolicy(
   policy: OnRecordError,
   origin: RecordOrigin,
 ): PolicyOutcome {
+  // The records' headers are built when first read (most pipelines never read them); they are the same then.
+  const source: RequestRecordSource = { requestId: origin.requestId, baseAttributes: origin.baseAttributes };
   const records = parsed.map((record, index) => {
-    const made = new DataRecord(record.value, {
-      baseAttributes: origin.baseAttributes,
-      attributes: record.attributes,
-      sourceId: `${origin.requestId}::${index}`,
-    });
+    const made = requestRecord(record.value, source, index, record.attributes);
     if (record.error) markError(made, record.error);
     return made;
   });
+  // Nearly every body parses without a failure: no searching, filtering or copying then.
+  if (failures.length === 0) {
+    return { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure: undefined };
+  }
   const stageFailure = failures.find((f) => f.scope === 'stage');
   const recordFailures = failures.filter((f) => f.scope === 'record');
   const none = { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure };

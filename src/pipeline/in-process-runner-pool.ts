@@ -1,6 +1,6 @@
 import { OriginError } from '../errors/origin-error';
 import { createIdleBatch, type Batch } from './batch';
-import type { Pipeline, RunnerPool } from './runner-pool';
+import { FINISHED_RUN, type Pipeline, type RunnerPool } from './runner-pool';
 
 /** Options of {@link InProcessRunnerPool}. */
 export interface InProcessRunnerPoolOptions {
@@ -185,7 +185,7 @@ export class InProcessRunnerPool implements RunnerPool {
     // A synchronous pipeline (the echo pipeline, most stages) is done now: no await, no extra tick.
     if (!isThenable(result)) {
       this.#release(runner);
-      return Promise.resolve();
+      return FINISHED_RUN;
     }
     return Promise.resolve(result).then(
       () => this.#release(runner),

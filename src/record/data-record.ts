@@ -37,6 +37,9 @@ export interface DataRecordInit {
   readonly sourceId?: string;
 }
 
+// The init of requestRecord()'s records, told apart by identity: their header is built on first read.
+const LAZY_HEADER: DataRecordInit = Object.freeze({});
+
 /** The error that turns a record into an error record. */
 export interface RecordError {
   readonly code: string;
@@ -50,6 +53,39 @@ export interface RecordError {
 const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 
 /**
+ * What the records of one request share: made once per request by the origin and passed to
+ * {@link requestRecord} for each of them.
+ */
+export interface RequestRecordSource {
+  readonly requestId: string;
+  /** The request's frozen header attributes, shared (not copied) by every record's header. */
+  readonly baseAttributes: HeaderAttributes;
+}
+
+// Set by DataRecord's static block: the only way to reach its private fields from outside the class body.
+let makeRequestRecord: (
+  value: FieldValue,
+  source: RequestRecordSource,
+  index: number,
+  attributes: HeaderAttributes | undefined,
+) => DataRecord;
+
+/**
+ * The record at `index` of a request: its header (attributes `source.baseAttributes` then `attributes`, sourceId
+ * `<requestId>::<index>`) is the one `new DataRecord(value, { baseAttributes, attributes, sourceId })` would
+ * have, but is built on the first read of `header`. Most pipelines never read it, and the header and its
+ * sourceId string were two of the three objects made per record. Not part of the package's API.
+ */
+export function requestRecord(
+  value: FieldValue,
+  source: RequestRecordSource,
+  index: number,
+  attributes?: HeaderAttributes,
+): DataRecord {
+  return makeRequestRecord(value, source, index, attributes);
+}
+
+/**
  * One record: a header and a value tree (see {@link FieldValue}).
  *
  * `value` is public and mutable so that stages read `record.value.customer.name` as they expect in Node; the
@@ -61,23 +97,57 @@ const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwn
 export class DataRecord {
   /** The root of the value tree. */
   value: FieldValue;
-  readonly header: RecordHeader;
+  // Undefined only for a record of requestRecord() whose header nobody has read yet; the three fields below
+  // are what it is built from then.
+  #header: RecordHeader | undefined;
+  #source: RequestRecordSource | undefined;
+  #index = 0;
+  #attributes: HeaderAttributes | undefined;
+
+  static {
+    makeRequestRecord = (value, source, index, attributes) => {
+      const record = new DataRecord(value, LAZY_HEADER);
+      record.#source = source;
+      record.#index = index;
+      record.#attributes = attributes;
+      return record;
+    };
+  }
 
   /**
    * @throws TypeError when `init.header` is combined with `baseAttributes`, `attributes` or `sourceId`.
    */
   constructor(value: FieldValue, init: DataRecordInit = {}) {
     this.value = value;
-    if (init.header !== undefined) {
+    if (init === LAZY_HEADER) {
+      this.#header = undefined;
+    } else if (init.header !== undefined) {
       if (init.baseAttributes !== undefined || init.attributes !== undefined || init.sourceId !== undefined) {
         throw new TypeError(
           'DataRecord takes either a header or baseAttributes/attributes/sourceId, not both.',
         );
       }
-      this.header = init.header;
+      this.#header = init.header;
     } else {
-      this.header = new RecordHeader(init);
+      this.#header = new RecordHeader(init);
     }
+  }
+
+  /** The record's header: its id, its attributes and, for an error record, the error. Always the same object. */
+  get header(): RecordHeader {
+    return (this.#header ??= this.#requestHeader());
+  }
+
+  #requestHeader(): RecordHeader {
+    const source = this.#source as RequestRecordSource;
+    const header = new RecordHeader({
+      baseAttributes: source.baseAttributes,
+      attributes: this.#attributes,
+      sourceId: `${source.requestId}::${this.#index}`,
+    });
+    this.#source = undefined;
+    this.#attributes = undefined;
+    return header;
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   InProcessRunnerPool,
   Origin,
   SendResponse,
+  echoPipeline,
   isOriginError,
   listMapKeys,
   type Batch,
@@ -414,6 +415,26 @@ describe('On Record Error', () => {
     expect(answer.status).toBe(413);
     expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_BINARY_TOO_LARGE - /);
     expect(ran).toEqual([]);
+  });
+});
+
+describe('synchronous pipelines', () => {
+  it('answers each request of a pipeline that finishes synchronously, each batch with a live signal', async () => {
+    const seen: Array<{ records: number; aborted: boolean }> = [];
+    const { url } = await origin({}, (batch, { signal }) => {
+      seen.push({ records: batch.records.length, aborted: signal.aborted });
+      echoPipeline(batch, { runnerId: 0, signal });
+    });
+    for (const body of ['{"a":1}', '{"a":2}', '{"b":3}']) {
+      const answer = await send(url, { body });
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ httpStatusCode: 200, error: [] });
+    }
+    expect(seen).toEqual([
+      { records: 1, aborted: false },
+      { records: 1, aborted: false },
+      { records: 1, aborted: false },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { DataRecord, cloneFieldValue } from '../../src/record/data-record';
+import { DataRecord, cloneFieldValue, requestRecord } from '../../src/record/data-record';
 import {
   field,
   FIELD_TYPES,
@@ -271,6 +271,44 @@ describe('DataRecord construction and headers', () => {
 
   it('refuses a header combined with header parts', () => {
     expect(() => new DataRecord(null, { header: new RecordHeader(), sourceId: 'x' })).toThrow(TypeError);
+  });
+});
+
+describe('requestRecord', () => {
+  const source = { requestId: 'req-7', baseAttributes: RecordHeader.freezeAttributes({ method: 'POST' }) };
+
+  it('has the header the constructor would build: shared attributes, its own, and <requestId>::<index>', () => {
+    const record = requestRecord({ a: 1 }, source, 3, { own: '1' });
+    expect(record).toBeInstanceOf(DataRecord);
+    expect(record.value).toEqual({ a: 1 });
+    expect(record.header).toBeInstanceOf(RecordHeader);
+    expect(record.header.attributes()).toEqual({ method: 'POST', own: '1' });
+    expect(record.header.sourceId).toBe('req-7::3');
+    expect(record.header.isErrorRecord).toBe(false);
+  });
+
+  it('gives the same header object on every read, keeping changes made to it', () => {
+    const record = requestRecord({}, source, 0);
+    record.header.setAttribute('added', 'x');
+    record.header.errorCode = 'E';
+    expect(record.header).toBe(record.header);
+    expect(record.header.getAttribute('added')).toBe('x');
+    expect(record.header.errorCode).toBe('E');
+    expect(record.header.attributes()).toEqual({ method: 'POST', added: 'x' });
+  });
+
+  it('keeps headers of records of one request independent', () => {
+    const first = requestRecord({}, source, 0);
+    const second = requestRecord({}, source, 1);
+    first.header.setAttribute('method', 'GET');
+    expect(second.header.getAttribute('method')).toBe('POST');
+    expect(second.header.sourceId).toBe('req-7::1');
+  });
+
+  it('clones with the header it would have had', () => {
+    const copy = requestRecord({ a: 1 }, source, 5).clone();
+    expect(copy.header.sourceId).toBe('req-7::5');
+    expect(copy.header.attributes()).toEqual({ method: 'POST' });
   });
 });
 

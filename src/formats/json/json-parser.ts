@@ -28,14 +28,24 @@ export interface JsonParserOptions {
 export class JsonParser implements Parser {
   readonly #options: JsonParserOptions;
   readonly #input: TextInput;
-  readonly #framer: JsonFramer;
-  readonly #sink = new RecordSink();
+  // Made on first use: the whole-body path of parseAll (most requests) never frames, and a parser is made per
+  // request.
+  #framerMade: JsonFramer | undefined;
+  #sinkMade: RecordSink | undefined;
 
   /** @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when `options.charset` has no decoder here. */
   constructor(options: JsonParserOptions) {
     this.#options = options;
     this.#input = new TextInput(options.charset, options.ignoreControlCharacters);
-    this.#framer = new JsonFramer(options.jsonContent, options.maxObjectLengthChars, options.maxNestingDepth);
+  }
+
+  get #framer(): JsonFramer {
+    const { jsonContent, maxObjectLengthChars, maxNestingDepth } = this.#options;
+    return (this.#framerMade ??= new JsonFramer(jsonContent, maxObjectLengthChars, maxNestingDepth));
+  }
+
+  get #sink(): RecordSink {
+    return (this.#sinkMade ??= new RecordSink());
   }
 
   /**
@@ -43,7 +53,7 @@ export class JsonParser implements Parser {
    * `maxObjectLengthChars` characters), or the head of an over-long value kept for its excerpt.
    */
   get bufferedBytes(): number {
-    return this.#input.bufferedBytes + this.#framer.bufferedBytes;
+    return this.#input.bufferedBytes + (this.#framerMade?.bufferedBytes ?? 0);
   }
 
   push(chunk: Uint8Array): ParseResult {
