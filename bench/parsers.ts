@@ -30,7 +30,8 @@ import sax from 'sax';
 const TARGET_BYTES = 10 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
-const TARGET_RATIO = 0.5;
+// Issue 11: arrayOfObjects at 0.7x of JSON.parse or better (it was 0.5x before).
+const TARGET_RATIO = 0.7;
 
 /** The sections named on the command line, or every section when none is named. */
 const onlySections = new Set(process.argv.slice(2).map((name) => name.toLowerCase()));
@@ -600,12 +601,12 @@ function benchProtobuf(): number {
 if (runs('avro')) {
   const avroRatio = await benchAvro();
   console.log(
-    `Avro ratio ${avroRatio.toFixed(2)}x of avsc (values kept); target 0.6x: ${avroRatio >= 0.6 ? 'met' : 'NOT met'}`,
+    `Avro ratio ${avroRatio.toFixed(2)}x of avsc (values kept); target 0.8x: ${avroRatio >= 0.8 ? 'met' : 'NOT met'}`,
   );
 }
 if (runs('protobuf')) {
   const protobufRatio = benchProtobuf();
   console.log(
-    `Protobuf ratio ${protobufRatio.toFixed(2)}x of protobufjs (messages kept); target 0.6x: ${protobufRatio >= 0.6 ? 'met' : 'NOT met'}`,
+    `Protobuf ratio ${protobufRatio.toFixed(2)}x of protobufjs (messages kept); target 0.8x: ${protobufRatio >= 0.8 ? 'met' : 'NOT met'}`,
   );
 }
