@@ -349,6 +349,10 @@ export function consumeDecodedBody(
 ): Promise<number> {
   const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
   const limit = limitOf(options);
+  // A request that waited for its slot may have lost its client meanwhile: its 'close' is gone, and listeners
+  // attached now would wait for events that never come, holding the slot for good.
+  if (body.destroyed && !body.readableEnded)
+    return Promise.reject(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
   if (codings.length > 0 || options.signal !== undefined) return consumeIterable(body, options, onChunk);
   return new Promise<number>((resolve, reject) => {
     let received = 0;
