@@ -440,25 +440,11 @@ export class JsonFramer {
   }
 
   #tooLong(index: number, byteOffset: number, text: Uint8Array): ParseFailure {
-    return failure({
-      code: 'ORIGIN_JSON_OBJECT_TOO_LONG',
-      params: { offset: byteOffset, limit: this.#maxChars },
-      recordIndex: index,
-      byteOffset,
-      excerpt: text,
-      canContinue: true,
-    });
+    return limitFailure('ORIGIN_JSON_OBJECT_TOO_LONG', this.#maxChars, index, byteOffset, text);
   }
 
   #tooDeepFailure(index: number, byteOffset: number, text: Uint8Array): ParseFailure {
-    return failure({
-      code: 'ORIGIN_JSON_TOO_DEEP',
-      params: { offset: byteOffset, limit: this.#maxDepth },
-      recordIndex: index,
-      byteOffset,
-      excerpt: text,
-      canContinue: true,
-    });
+    return limitFailure('ORIGIN_JSON_TOO_DEEP', this.#maxDepth, index, byteOffset, text);
   }
 
   #stopMalformed(i: number, detail: string | ((excerpt: string) => string)): number {
@@ -515,4 +501,22 @@ function malformed(
   at: { recordIndex: number; byteOffset: number; excerpt: string | Uint8Array },
 ): ParseFailure {
   return failure({ code: 'ORIGIN_JSON_MALFORMED', params: { offset, detail }, ...at, canContinue: false });
+}
+
+/** A record that passed one of the framer's limits: the rest of the body is still parsed. */
+function limitFailure(
+  code: 'ORIGIN_JSON_OBJECT_TOO_LONG' | 'ORIGIN_JSON_TOO_DEEP',
+  limit: number,
+  recordIndex: number,
+  byteOffset: number,
+  excerpt: Uint8Array,
+): ParseFailure {
+  return failure({
+    code,
+    params: { offset: byteOffset, limit },
+    recordIndex,
+    byteOffset,
+    excerpt,
+    canContinue: true,
+  });
 }
