@@ -20,7 +20,7 @@ import type { Admission, ReleaseSlot } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
-import type { BatchDeadlines, GiveUp } from './batch-deadlines';
+import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { InFlight } from './in-flight';
@@ -418,42 +418,47 @@ function emptyPayloadRecord(): ParsedRecord {
 /**
  * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
  * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
- * without a promise or a tick. Throws (rather than rejects) what the run failed with when it failed at once.
+ * without a promise or a tick, and without a deadline, which only a run still going when the pool returns
+ * needs (no timer can fire during a synchronous run). Throws (rather than rejects) what the run failed with when
+ * it failed at once.
  */
 function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
+  const deadlines = ctx.runningBatches;
+  // Destroyed before the batch started: it never reaches a runner.
+  if (deadlines.abandonedWith) throw deadlines.abandonedWith;
   const controller = ctx.batchSignals.take();
-  // A give-up (deadline, destroy) may come before there is a promise to reject: during a synchronous run.
-  let gaveUp: { reason: unknown } | undefined;
-  let rejectLater: ((reason: unknown) => void) | undefined;
-  const settle = (): void => {
-    ctx.runningBatches.delete(clock);
-    ctx.batchSignals.give(controller);
-  };
-  const giveUp: GiveUp = (reason) => {
-    controller.abort(reason);
-    settle();
-    if (rejectLater) rejectLater(reason);
-    else gaveUp = { reason };
-  };
-  const clock = ctx.runningBatches.add(giveUp);
   let running: Promise<void>;
   try {
     running = ctx.runners.run(batch, controller.signal);
   } catch (error) {
     // A host's pool that throws instead of rejecting is a failed batch all the same.
-    if (gaveUp) throw gaveUp.reason;
-    settle();
+    ctx.batchSignals.give(controller);
     throw pipelineError(error);
   }
-  if (gaveUp) throw gaveUp.reason;
   if (running === FINISHED_RUN) {
-    settle();
+    ctx.batchSignals.give(controller);
+    // The pipeline itself destroyed the origin: the answer is the one every running batch gets.
+    if (deadlines.abandonedWith) throw deadlines.abandonedWith;
     return undefined;
   }
-  // One promise settles the batch: the runner finishing, or a give-up, whichever comes first; settling twice is
-  // a no-op. Cheaper than racing two promises on every request.
+  return awaitRun(ctx, controller, running);
+}
+
+/**
+ * Settles with the run, or rejects with the give-up (deadline, destroy) that comes first; settling twice is a
+ * no-op. One promise rather than a race of two on every request.
+ */
+function awaitRun(ctx: RequestContext, controller: AbortController, running: Promise<void>): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    rejectLater = reject;
+    const settle = (): void => {
+      ctx.runningBatches.delete(clock);
+      ctx.batchSignals.give(controller);
+    };
+    const clock = ctx.runningBatches.add((reason) => {
+      controller.abort(reason);
+      settle();
+      reject(reason);
+    });
     running.then(
       () => {
         settle();

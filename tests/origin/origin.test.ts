@@ -466,6 +466,17 @@ describe('synchronous pipelines', () => {
 });
 
 describe('pipeline failures', () => {
+  it('answers 503 ORIGIN_HTTP_CLOSING when a synchronous pipeline destroys its own origin', async () => {
+    let host: Origin | undefined;
+    const started = await origin({}, () => {
+      void host?.destroy();
+    });
+    host = started.origin;
+    const answer = await send(started.url, { body: '{"a":1}' });
+    expect(answer.status).toBe(503);
+    expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_HTTP_CLOSING - /);
+  });
+
   it('answers 500 ORIGIN_PIPELINE_FAILED when the runner throws', async () => {
     const { url } = await origin({}, () => {
       throw new Error('disk full');
