@@ -467,11 +467,11 @@ describe('synchronous pipelines', () => {
 
 describe('pipeline failures', () => {
   it('answers 503 ORIGIN_HTTP_CLOSING when a synchronous pipeline destroys its own origin', async () => {
-    let host: Origin | undefined;
+    const host: { origin?: Origin } = {};
     const started = await origin({}, () => {
-      void host?.destroy();
+      void host.origin?.destroy();
     });
-    host = started.origin;
+    host.origin = started.origin;
     const answer = await send(started.url, { body: '{"a":1}' });
     expect(answer.status).toBe(503);
     expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_HTTP_CLOSING - /);
