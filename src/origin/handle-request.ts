@@ -16,7 +16,7 @@ import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
-import type { Admission, ReleaseSlot } from './admission';
+import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
@@ -93,13 +93,15 @@ export function serveRequest(
   new ServedRequest(ctx, req, res, answered).start();
 }
 
+const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
+
 /**
  * One request on its way through the path. Each step is a method that either goes on to the next (directly, or
  * from the callback of what it waited for) or ends in {@link ServedRequest.fail}; {@link ServedRequest.finish}
  * runs exactly once. One object per request instead of an async function's promises and closures: the step
  * methods are shared by every request.
  */
-class ServedRequest {
+class ServedRequest implements SlotWaiter {
   readonly #ctx: RequestContext;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
@@ -107,6 +109,8 @@ class ServedRequest {
   readonly #info: IncomingRequestInfo;
   readonly #startedAt: number;
   #release: ReleaseSlot | undefined;
+  /** The request's Content-Encoding, read once by the early refusals. */
+  #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
   #bodyRead = false;
   #finished = false;
@@ -137,23 +141,21 @@ class ServedRequest {
         remoteHost: info.remoteHost,
       });
     }
-    let codings: ContentCoding[];
     try {
-      codings = refuseEarly(ctx, this.#req, info);
+      this.#codings = refuseEarly(ctx, this.#req, info);
     } catch (error) {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
-    if (release) return this.admitted(release, codings);
-    ctx.admission.acquire().then(
-      (granted) => this.admitted(granted, codings),
-      (error: unknown) => this.fail(error),
-    );
+    if (release) return this.granted(release);
+    ctx.admission.wait(this);
   }
 
-  admitted(release: ReleaseSlot, codings: readonly ContentCoding[]): void {
+  /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
+  granted(release: ReleaseSlot): void {
     this.#release = release;
     const ctx = this.#ctx;
+    const codings = this.#codings;
     const req = this.#req;
     try {
       // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
@@ -232,6 +234,11 @@ class ServedRequest {
       });
     }
     this.finish();
+  }
+
+  /** No slot for the request (queue full or wait ran out, origin closing). */
+  refused(error: OriginError): void {
+    this.fail(error);
   }
 
   /** Answers with the envelope of what stopped the request, unless it was answered already. */
