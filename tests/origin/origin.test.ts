@@ -571,8 +571,20 @@ describe('configuration', () => {
   it('refuses options this version cannot serve yet instead of ignoring them', () => {
     const pool = new InProcessRunnerPool(1, () => undefined, { runnerIdleTimeMs: 0 });
     expect(
+      () =>
+        new Origin(
+          { http: { useApiGateway: true, gatewayServiceName: 'svc' }, dataFormat: { format: 'json' } },
+          { runners: pool },
+        ),
+    ).toThrow(/\/http\/useApiGateway/);
+    void pool.close();
+  });
+
+  it('refuses useTls without a keystore instead of serving plain HTTP', () => {
+    const pool = new InProcessRunnerPool(1, () => undefined, { runnerIdleTimeMs: 0 });
+    expect(
       () => new Origin({ tls: { useTls: true }, dataFormat: { format: 'json' } }, { runners: pool }),
-    ).toThrow(/\/tls\/useTls/);
+    ).toThrow(/\/tls\/keystoreFile/);
     void pool.close();
   });
 });
