@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
@@ -62,6 +63,8 @@ export interface RequestContext {
   readonly batchSignals: BatchSignals;
   /** The requests being handled now; `handleRequest` enters on arrival and leaves once the answer is written. */
   readonly inFlight: InFlight;
+  /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
+  readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -190,6 +193,7 @@ function readBatch(
 ): Promise<Batch> {
   const baseAttributes = requestAttributes(req, {
     copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
+    verified: ctx.clientCertificateAttributes?.(req.socket),
   });
   // One promise for the body: parsing the end and making the batch run in the body reader's own reaction.
   return parseBody(ctx, req, codings, (parsed) => batchOf(ctx, parsed, requestId, baseAttributes));

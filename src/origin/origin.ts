@@ -8,6 +8,7 @@ import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
+import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
 import { Admission } from './admission';
@@ -121,6 +122,7 @@ export class Origin {
       renderer: responseRendererFor(this.config.httpResponse),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       inFlight: this.#inFlight,
+      ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),

@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
 import { Agent, request } from 'undici';
+import {
+  InProcessRunnerPool,
+  Origin,
+  echoPipeline,
+  type OriginConfigInput,
+  type Pipeline,
+  type TlsCredentials,
+} from 'rest-service-origin';
 import type { TlsMaterial } from './tls-material';
 
 /** Which client certificate an HTTPS client presents: none, one signed by the test CA, or one by another CA. */
@@ -76,4 +84,44 @@ export function curlHttps(
       resolve({ exitCode: code, stdout, stderr });
     });
   });
+}
+
+/** An origin serving HTTPS on an ephemeral loopback port, and a way to stop it with its runner pool. */
+export interface HttpsTestOrigin {
+  readonly origin: Origin;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an origin with `tls.useTls` on 127.0.0.1, port 0, JSON, `general.resourcesDirectory` = the material's
+ * directory (so keystore names of `material.files` work as relative paths), and a PEM keystore unless `tls`
+ * says otherwise. `config` adds or overrides other tabs (its `tls` is merged over the defaults here).
+ */
+export async function startHttpsOrigin(
+  material: TlsMaterial,
+  config: Partial<OriginConfigInput> = {},
+  options: { pipeline?: Pipeline; tlsCredentials?: TlsCredentials } = {},
+): Promise<HttpsTestOrigin> {
+  const pool = new InProcessRunnerPool(4, options.pipeline ?? echoPipeline, { runnerIdleTimeMs: 0 });
+  const origin = new Origin(
+    {
+      ...config,
+      general: { resourcesDirectory: material.dir, ...config.general },
+      http: { host: '127.0.0.1', port: 0, ...config.http },
+      dataFormat: config.dataFormat ?? { format: 'json' },
+      tls: { useTls: true, keystoreType: 'pem', keystoreFile: material.files.pemKeystore, ...config.tls },
+    },
+    { runners: pool, ...(options.tlsCredentials ? { tlsCredentials: options.tlsCredentials } : {}) },
+  );
+  const stop = async (): Promise<void> => {
+    await origin.destroy();
+    await pool.close();
+  };
+  try {
+    return { origin, url: await origin.start(), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
-import { InProcessRunnerPool, Origin, echoPipeline, type OriginConfigInput } from 'rest-service-origin';
-import { curlHttps, httpsAgent, sendHttps } from './https-client';
+import { curlHttps, httpsAgent, sendHttps, startHttpsOrigin } from './https-client';
 import { makeTlsMaterial, type TlsMaterial } from './tls-material';
+import type { OriginConfigInput } from 'rest-service-origin';
 
 let material: TlsMaterial;
 const stops: Array<() => Promise<void>> = [];
@@ -15,29 +15,10 @@ afterEach(async () => {
 
 afterAll(() => material.remove());
 
-async function startHttps(
-  tls: OriginConfigInput['tls'],
-  extra: Partial<OriginConfigInput> = {},
-): Promise<{
-  origin: Origin;
-  url: string;
-}> {
-  const pool = new InProcessRunnerPool(4, echoPipeline, { runnerIdleTimeMs: 0 });
-  const origin = new Origin(
-    {
-      general: { resourcesDirectory: material.dir },
-      http: { host: '127.0.0.1', port: 0 },
-      dataFormat: { format: 'json' },
-      ...extra,
-      tls: { useTls: true, ...tls },
-    },
-    { runners: pool },
-  );
-  stops.push(async () => {
-    await origin.destroy();
-    await pool.close();
-  });
-  return { origin, url: await origin.start() };
+async function startHttps(tls: OriginConfigInput['tls']): Promise<{ url: string }> {
+  const started = await startHttpsOrigin(material, { tls });
+  stops.push(started.stop);
+  return started;
 }
 
 describe('HTTPS with each keystore kind', () => {
