@@ -42,6 +42,14 @@ module.exports = {
       to: { path: '^src/(origin|pipeline|response|cli)/' },
     },
     {
+      name: 'tls-imports-only-errors',
+      severity: 'error',
+      comment:
+        'tls/ (keystores, truststores, protocols, cipher suites, client certificates) serves the origin and knows nothing of requests, records or pipelines: it imports errors/ only.',
+      from: { path: '^src/tls/' },
+      to: { path: '^src/', pathNot: '^src/(tls|errors)/' },
+    },
+    {
       name: 'pipeline-imports-only-record-errors',
       severity: 'error',
       comment:

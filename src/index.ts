@@ -16,6 +16,7 @@ export type {
   DataFormatConfig,
   TlsConfig,
 } from './origin/config';
+export type { CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
 
 // Records.

@@ -82,6 +82,37 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: 'Could not listen on {host}:{port}: {detail}.',
   },
+  ORIGIN_TLS_FILE_OUTSIDE_RESOURCES: {
+    category: 'config',
+    httpStatus: 500,
+    message:
+      "tls.{option} '{path}' leads outside resourcesDirectory '{directory}'; a relative path must name a file inside it.",
+  },
+  ORIGIN_TLS_FILE_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "tls.{option} '{path}' cannot be read: {detail}.",
+  },
+  ORIGIN_TLS_STORE_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The {store} ({type}) cannot be used: {detail}.',
+  },
+  ORIGIN_TLS_CREDENTIAL_FAILED: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The credential function for tls.{option} failed: {detail}.',
+  },
+  ORIGIN_TLS_MATERIAL_REFUSED: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The TLS key, certificates or settings were refused by OpenSSL: {detail}.',
+  },
+  ORIGIN_TLS_NOT_ENABLED: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: 'reloadTls() needs tls.useTls; this origin serves plain HTTP.',
+  },
 
   // Rejections of a request before it reaches the pipeline.
   ORIGIN_HTTP_METHOD_NOT_ALLOWED: {

@@ -1,13 +1,31 @@
 import type { IncomingMessage } from 'node:http';
+import { CLIENT_CERTIFICATE_ATTRIBUTES } from '../tls/client-certificate';
 
 /** Options of {@link requestAttributes}. */
 export interface RequestAttributeOptions {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes; off by default in the config. */
   readonly copyAuthorizationHeaders: boolean;
+  /**
+   * Attributes the origin vouches for (the verified client certificate under mutual TLS), added after the four
+   * fixed ones. Their names are reserved like those four.
+   */
+  readonly verified?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The client's address as read when the request arrived, when the caller read it then (a socket that has
+   * closed since no longer knows it); else it is read from `req.socket` now.
+   */
+  readonly remoteAddress?: string | undefined;
 }
 
-// Lower-cased, so that a header of that name in any case is recognised.
-const FIXED_ATTRIBUTES = new Set(['method', 'path', 'querystring', 'remotehost']);
+// Lower-cased, so that a header of that name in any case is recognised. The client certificate's names are
+// reserved whether or not mutual TLS is on, so a pipeline can trust them wherever they appear.
+const FIXED_ATTRIBUTES = new Set([
+  'method',
+  'path',
+  'querystring',
+  'remotehost',
+  ...Object.values(CLIENT_CERTIFICATE_ATTRIBUTES).map((name) => name.toLowerCase()),
+]);
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 /** Above this many distinct headers, names are looked up in a Map instead of by linear search. */
@@ -26,8 +44,10 @@ const LINEAR_SEARCH_MAX = 16;
  *   a header is repeated in different cases), in the order the headers first appear. Repeated headers are joined
  *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).
  *
- * A header named `method`, `path`, `queryString` or `remoteHost` (in any case) is dropped: it cannot overwrite
- * those four. `Authorization` and `Proxy-Authorization` (in any case) are dropped unless
+ * - then `options.verified` (the verified client certificate's `tlsClientSubject` and `tlsClientIssuer`).
+ *
+ * A header named `method`, `path`, `queryString`, `remoteHost`, `tlsClientSubject` or `tlsClientIssuer` (in any
+ * case) is dropped: it cannot overwrite or forge those. `Authorization` and `Proxy-Authorization` (in any case) are dropped unless
  * `options.copyAuthorizationHeaders`, so that credentials do not travel with records.
  *
  * Runs once per request in time linear in the header count. The result is a new frozen object.
@@ -37,13 +57,14 @@ export function requestAttributes(
   options: RequestAttributeOptions,
 ): Readonly<Record<string, string>> {
   const { path, queryString } = splitTarget(req.url ?? '/');
-  const remoteAddress = req.socket?.remoteAddress;
+  const remoteAddress = 'remoteAddress' in options ? options.remoteAddress : req.socket?.remoteAddress;
   const attributes: Record<string, string> = {
     method: req.method ?? '',
     path,
     queryString,
     remoteHost: remoteHostOf(remoteAddress),
   };
+  if (options.verified !== undefined) Object.assign(attributes, options.verified);
 
   // The headers' lower-cased names in order of first appearance, beside the first spelling of each: `X-A` and
   // `x-a` are one header, written under the first spelling. Requests carry a handful of headers, where a linear

@@ -8,13 +8,10 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
-/** Values of `tls.keystoreType` and `tls.truststoreType`. */
-export const KEYSTORE_TYPES = ['jks', 'pkcs12', 'pem'] as const;
-/** Values of `tls.transportProtocols`: the protocol names Node's TLS accepts as min/max versions. */
-export const TLS_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 /** Keys of `dataFormat` that are not format names, so no format may be registered under them. */
 export const RESERVED_DATA_FORMAT_KEYS: readonly string[] = ['format', 'compression'];
 
@@ -81,6 +78,10 @@ function generalSchema(): JsonSchema {
       'Name: the stage name. Also the realm of Basic authentication challenges and the name shown with the endpoint.',
     ),
     description: text('', 'Description: free text about the stage.'),
+    resourcesDirectory: text(
+      '',
+      "(addition) The engine's resources directory: relative paths of files the origin reads (tls.keystoreFile, tls.truststoreFile) resolve against it and may not lead outside it, after symbolic links are followed; absolute paths are used as they are. '' is the process's working directory.",
+    ),
     onRecordError: oneOf(
       ON_RECORD_ERROR_VALUES,
       'sendToError',
@@ -318,7 +319,7 @@ function tlsSchema(): JsonSchema {
       ),
       transportProtocols: list(
         { type: 'string', enum: TLS_PROTOCOLS },
-        ['TLSv1.2', 'TLSv1.3'],
+        DEFAULT_TLS_PROTOCOLS,
         'Transport Protocols accepted when useDefaultProtocols is false. Protocols older than TLSv1.2 are less secure.',
       ),
       useDefaultCipherSuites: bool(

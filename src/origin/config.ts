@@ -4,27 +4,22 @@ import type { CompressionConfig } from '../formats/compression/compression-optio
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
-import {
-  buildConfigSchema,
-  REQUIRED_WHEN_RULES,
-  type KEYSTORE_TYPES,
-  type ON_RECORD_ERROR_VALUES,
-  type TLS_PROTOCOLS,
-} from './config-schema';
+import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
+import type { TlsConfig } from '../tls/tls-options';
+
+export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
 /** What happens to a record the data format cannot parse (General tab, On Record Error). */
 export type OnRecordError = (typeof ON_RECORD_ERROR_VALUES)[number];
-/** The kind of a keystore or truststore (TLS tab). */
-export type KeystoreType = (typeof KEYSTORE_TYPES)[number];
-/** A TLS protocol version name (TLS tab, Transport Protocols). */
-export type TlsProtocol = (typeof TLS_PROTOCOLS)[number];
 
 /** General tab. */
 export interface GeneralConfig {
   /** Stage name; also the Basic authentication realm. */
   readonly name: string;
   readonly description: string;
+  /** Where relative file paths of the config resolve (addition); `''` = the working directory. */
+  readonly resourcesDirectory: string;
   readonly onRecordError: OnRecordError;
 }
 
@@ -71,40 +66,6 @@ export interface DataFormatConfig {
   readonly format: string;
   readonly compression: CompressionConfig;
   readonly [formatName: string]: unknown;
-}
-
-/** One entry of `tls.basicAuthenticationUsers`; both values are non-empty. */
-export interface BasicAuthenticationUser {
-  readonly user: string;
-  readonly password: string;
-}
-
-/** TLS tab. An empty string means "not set" for the file, password and algorithm keys. */
-export interface TlsConfig {
-  readonly useTls: boolean;
-  readonly requireClientAuthentication: boolean;
-  readonly useRemoteKeystore: boolean;
-  /** PEM. */
-  readonly privateKey: string;
-  /** PEM certificates, the server certificate first. */
-  readonly certificateChain: readonly string[];
-  readonly keystoreFile: string;
-  readonly keystoreType: KeystoreType;
-  readonly keystorePassword: string;
-  readonly keystoreKeyAlgorithm: string;
-  readonly useRemoteTruststore: boolean;
-  /** PEM certificates. */
-  readonly trustedCertificates: readonly string[];
-  readonly truststoreFile: string;
-  readonly truststoreType: KeystoreType;
-  readonly truststorePassword: string;
-  readonly truststoreTrustAlgorithm: string;
-  readonly useDefaultProtocols: boolean;
-  readonly transportProtocols: readonly TlsProtocol[];
-  readonly useDefaultCipherSuites: boolean;
-  /** OpenSSL names. */
-  readonly cipherSuites: readonly string[];
-  readonly basicAuthenticationUsers: readonly BasicAuthenticationUser[];
 }
 
 /**

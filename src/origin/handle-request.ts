@@ -25,7 +25,7 @@ import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
-import { IncomingRequestInfo } from './request-info';
+import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -62,6 +62,8 @@ export interface RequestContext {
   readonly batchSignals: BatchSignals;
   /** The requests being handled now; `handleRequest` enters on arrival and leaves once the answer is written. */
   readonly inFlight: InFlight;
+  /** What a request's header attributes are made of besides its headers (decided once per origin). */
+  readonly attributeSources: RequestAttributeSources;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -126,7 +128,7 @@ class ServedRequest implements SlotWaiter {
     this.#res = res;
     this.#answered = answered;
     this.#startedAt = performance.now();
-    this.#info = new IncomingRequestInfo(ctx.nextRequestId(), req, ctx.config.http.copyAuthorizationHeaders);
+    this.#info = new IncomingRequestInfo(ctx.nextRequestId(), req, ctx.attributeSources);
   }
 
   start(): void {

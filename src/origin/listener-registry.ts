@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
+import type { LoadedTls } from '../tls/tls-settings';
 import { APPLICATION_ID_HEADER, APPLICATION_ID_QUERY_PARAMETER } from './application-id';
 import { ALLOWED_METHODS } from './methods';
 
@@ -13,7 +15,10 @@ export interface PortTenant {
   readonly applicationIdInUrl: boolean;
   /** True when `id` is one of this tenant's application IDs (compared in constant time). */
   claims(id: string): boolean;
-  /** Identifies the TLS settings; tenants of one port must have equal keys. */
+  /**
+   * Identifies the TLS settings (the fingerprint of the loaded TLS material, `''` for plain HTTP); a tenant joins
+   * a port only when its key equals the port's current key.
+   */
   readonly tlsKey: string;
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
   /** Answers a request that no tenant of a shared port claims. */
@@ -26,6 +31,8 @@ export interface ListenOptions {
   readonly port: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Serve HTTPS with these options; absent: plain HTTP. */
+  readonly tls?: LoadedTls;
 }
 
 /** A tenant's hold on a listening port. */
@@ -35,12 +42,19 @@ export interface PortLease {
   closeIdleConnections(): void;
   /** Leaves the port; the server closes when its last tenant leaves. `force` also cuts open connections. */
   release(force: boolean): Promise<void>;
+  /**
+   * Swaps the TLS material of an HTTPS port: connections made from now on get it, open ones keep theirs, the port
+   * stays bound. On a shared port it applies to every tenant (their TLS settings are identical by rule).
+   */
+  reloadTls(tls: LoadedTls): void;
 }
 
 interface Listener {
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
   readonly tenants: PortTenant[];
   ready: Promise<AddressInfo>;
+  /** The TLS fingerprint in force (`''` for plain HTTP); changes with reloadTls. */
+  tlsKey: string;
 }
 
 /**
@@ -54,7 +68,7 @@ const listeners = new Map<number, Listener>();
 export async function leasePort(tenant: PortTenant, options: ListenOptions): Promise<PortLease> {
   const existing = options.port === 0 ? undefined : listeners.get(options.port);
   if (existing) {
-    checkCompatible(tenant, existing.tenants, options.port);
+    checkCompatible(tenant, existing, options.port);
     existing.tenants.push(tenant);
     try {
       return leaseOf(existing, tenant, await existing.ready);
@@ -74,11 +88,14 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 }
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
-  const server = createServer({
+  const httpOptions = {
     requestTimeout: options.requestTimeoutMs,
     headersTimeout: Math.min(60_000, options.requestTimeoutMs),
     keepAliveTimeout: options.keepAliveTimeoutMs,
-  });
+  };
+  const server = options.tls
+    ? createHttpsServer({ ...options.tls.options, ...httpOptions })
+    : createServer(httpOptions);
   const tenants: PortTenant[] = [first];
   server.on('request', (req: IncomingMessage, res: ServerResponse) => route(tenants, req, res));
   server.on('connect', refuseTunnel);
@@ -87,7 +104,7 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
   });
-  return { server, tenants, ready };
+  return { server, tenants, ready, tlsKey: first.tlsKey };
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
@@ -157,14 +174,14 @@ function plainAnswer(status: number, reason: string, extraHeaders = ''): string 
   return `HTTP/1.1 ${status} ${reason}\r\n${extraHeaders}Content-Length: 0\r\nConnection: close\r\n\r\n`;
 }
 
-function checkCompatible(tenant: PortTenant, tenants: readonly PortTenant[], port: number): void {
-  for (const other of tenants) {
+function checkCompatible(tenant: PortTenant, listener: Listener, port: number): void {
+  for (const other of listener.tenants) {
     const reason =
       tenant.applicationIds.length === 0 || other.applicationIds.length === 0
         ? 'an origin without application IDs needs the port to itself'
         : tenant.applicationIds.some((id) => other.applicationIds.includes(id))
           ? 'both origins list the same application ID'
-          : tenant.tlsKey !== other.tlsKey
+          : tenant.tlsKey !== listener.tlsKey
             ? 'the TLS settings differ'
             : undefined;
     if (reason) throw new OriginError('ORIGIN_LISTEN_PORT_SHARED', { port, other: other.name, reason });
@@ -178,6 +195,11 @@ function leaseOf(listener: Listener, tenant: PortTenant, address: AddressInfo): 
       if (listener.tenants.length <= 1) listener.server.closeIdleConnections();
     },
     release: (force) => releaseTenant(listener, tenant, address.port, force),
+    reloadTls: (tls) => {
+      if (!('setSecureContext' in listener.server)) return;
+      listener.server.setSecureContext(tls.options);
+      listener.tlsKey = tls.fingerprint;
+    },
   };
 }
 

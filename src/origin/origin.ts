@@ -8,6 +8,9 @@ import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
+import { clientCertificateAttributes } from '../tls/client-certificate';
+import type { TlsCredentials } from '../tls/tls-options';
+import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
 import { Admission } from './admission';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
@@ -46,6 +49,11 @@ export interface OriginOptions {
   readonly runners: RunnerPool;
   /** Formats to choose `dataFormat.format` from; `defaultRegistry` by default. */
   readonly formats?: FormatRegistry;
+  /**
+   * Credential functions for the remote keystore and truststore (e.g. reads from a secret store), called at
+   * `start()` and at every `reloadTls()`; see docs/security.md. The config itself stays plain data.
+   */
+  readonly tlsCredentials?: TlsCredentials;
 }
 
 /**
@@ -68,6 +76,7 @@ export class Origin {
   readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
+  readonly #tls: TlsSettings | undefined;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
   #url: string | undefined;
@@ -79,6 +88,10 @@ export class Origin {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
     refuseUnsupported(this.config);
+    this.#tls = tlsSettingsFor(this.config.tls, {
+      resourcesDirectory: this.config.general.resourcesDirectory,
+      credentials: options.tlsCredentials ?? {},
+    });
     this.#runners = options.runners;
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
@@ -109,6 +122,10 @@ export class Origin {
       renderer: responseRendererFor(this.config.httpResponse),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       inFlight: this.#inFlight,
+      attributeSources: {
+        copyAuthorizationHeaders: http.copyAuthorizationHeaders,
+        ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+      },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -119,7 +136,7 @@ export class Origin {
     return this.#state;
   }
 
-  /** The endpoint URL once listening (`http://<host>:<port>/`), else `undefined`. */
+  /** The endpoint URL once listening (`http://<host>:<port>/`, `https://…` with TLS), else `undefined`. */
   get url(): string | undefined {
     return this.#url;
   }
@@ -143,8 +160,10 @@ export class Origin {
 
   /**
    * Starts listening on `http.port` (several origins of this process share a port when their application ID
-   * lists are non-empty and disjoint). Resolves with the endpoint URL the engine displays. Rejects with
-   * `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED` or `ORIGIN_LISTEN_FAILED`, leaving the origin `failed`.
+   * lists are non-empty and disjoint and their TLS settings identical). With `tls.useTls` it first loads the
+   * keystore (and truststore) and calls the host's credential functions, then serves HTTPS. Resolves with the
+   * endpoint URL the engine displays. Rejects with `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED`,
+   * `ORIGIN_LISTEN_FAILED` or one of the `ORIGIN_TLS_*` loading errors, leaving the origin `failed`.
    */
   async start(): Promise<string> {
     if (this.#state !== 'idle')
@@ -152,18 +171,20 @@ export class Origin {
     this.#state = 'starting';
     const { http } = this.config;
     try {
-      this.#lease = await leasePort(this.#tenant(), {
+      const tls = await this.#tls?.load();
+      this.#lease = await leasePort(this.#tenant(tls), {
         host: http.host,
         port: http.port,
         requestTimeoutMs: http.requestTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+        ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
       this.#state = 'failed';
       throw error;
     }
     this.#state = 'listening';
-    this.#url = endpointUrl(http.host, this.#lease.address.port);
+    this.#url = endpointUrl(this.#tls ? 'https' : 'http', http.host, this.#lease.address.port);
     this.#emit('start', { url: this.#url });
     return this.#url;
   }
@@ -199,6 +220,28 @@ export class Origin {
     this.#finish(undefined);
   }
 
+  /**
+   * Loads the keystore and truststore again (files re-read, credential functions called again) and serves the
+   * result to connections made from now on, without rebinding the port: open connections, keep-alive ones
+   * included, go on with the certificate they were made with. While loading fails the old material stays in
+   * force and the promise rejects with the `ORIGIN_TLS_*` error. On a shared port it applies to every origin
+   * on the port.
+   *
+   * @throws OriginError `ORIGIN_TLS_NOT_ENABLED` without `tls.useTls`; `ORIGIN_STATE_INVALID` unless listening.
+   */
+  async reloadTls(): Promise<void> {
+    if (!this.#tls) throw new OriginError('ORIGIN_TLS_NOT_ENABLED');
+    if (this.#state !== 'listening' || !this.#lease) {
+      throw new OriginError('ORIGIN_STATE_INVALID', {
+        action: 'reload the TLS material of',
+        state: this.#state,
+      });
+    }
+    const loaded = await this.#tls.load();
+    // The origin may have been closed while the stores were read.
+    this.#lease?.reloadTls(loaded);
+  }
+
   /** A snapshot of the origin's counters. */
   metrics(): OriginMetricsSnapshot {
     return this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting);
@@ -231,14 +274,14 @@ export class Origin {
     await this.#closing;
   }
 
-  #tenant(): PortTenant {
-    const { http, tls } = this.config;
+  #tenant(tls: LoadedTls | undefined): PortTenant {
+    const { http } = this.config;
     return {
       name: this.config.general.name,
       applicationIds: http.applicationIds,
       applicationIdInUrl: http.applicationIdInUrl,
       claims: (id) => this.#context.applicationIds.includes(id),
-      tlsKey: JSON.stringify(tls),
+      tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
       refuseUnrouted: (req, res, error) =>
         refuse(this.#context, req, res, error, {
@@ -273,11 +316,10 @@ function refuseUnsupported(config: OriginConfig): void {
   };
   if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
   if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
-  if (config.tls.useTls) unsupported('/tls/useTls', true);
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
-function endpointUrl(host: string | undefined, port: number): string {
+function endpointUrl(scheme: 'http' | 'https', host: string | undefined, port: number): string {
   const shown = host === undefined || host === '' || host === '0.0.0.0' || host === '::' ? hostname() : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
+  return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
 }

@@ -1,8 +1,17 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { remoteHostOf, requestAttributes, splitTarget } from '../http/request-attributes';
 import type { RequestInfo } from '../pipeline/batch';
 import type { HeaderAttributes } from '../record/record-header';
 import type { RequestRecordSource } from '../record/data-record';
+
+/** What a request's header attributes are made of besides its headers; one object per origin. */
+export interface RequestAttributeSources {
+  /** Copy `Authorization` and `Proxy-Authorization` into the attributes. */
+  readonly copyAuthorizationHeaders: boolean;
+  /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
+  readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
+}
 
 /**
  * What the origin knows about one request, read from its `IncomingMessage` when first asked: the batch's
@@ -22,13 +31,17 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   /** Set by the request path once the application ID check admitted the request. */
   applicationId: string | undefined;
   readonly #message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>;
-  readonly #copyAuthorizationHeaders: boolean;
+  readonly #sources: RequestAttributeSources;
+  // Read from the socket at once: a destroyed socket no longer knows its peer, and a pipeline may read the
+  // attributes after the client has gone.
+  readonly #remoteAddress: string | undefined;
+  readonly #verified: Readonly<Record<string, string>> | undefined;
   #attributes: HeaderAttributes | undefined;
 
   constructor(
     requestId: string,
     message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
-    copyAuthorizationHeaders: boolean,
+    sources: RequestAttributeSources,
   ) {
     this.requestId = requestId;
     this.method = message.method ?? '';
@@ -38,18 +51,22 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
     this.receivedAt = Date.now();
     this.applicationId = undefined;
     this.#message = message;
-    this.#copyAuthorizationHeaders = copyAuthorizationHeaders;
+    this.#sources = sources;
+    this.#remoteAddress = message.socket?.remoteAddress;
+    this.#verified = sources.clientCertificateAttributes?.(message.socket as Socket);
   }
 
   /** The client's address as the `remoteHost` attribute shows it (an IPv4-mapped IPv6 address as IPv4). */
   get remoteHost(): string {
-    return remoteHostOf(this.#message.socket?.remoteAddress);
+    return remoteHostOf(this.#remoteAddress);
   }
 
   /** The request's header attributes (frozen, built once): the records' base attributes. */
   get headers(): HeaderAttributes {
     return (this.#attributes ??= requestAttributes(this.#message, {
-      copyAuthorizationHeaders: this.#copyAuthorizationHeaders,
+      copyAuthorizationHeaders: this.#sources.copyAuthorizationHeaders,
+      verified: this.#verified,
+      remoteAddress: this.#remoteAddress,
     }));
   }
 

@@ -57,7 +57,7 @@ function withFormat(rest: Record<string, unknown>): Record<string, unknown> {
 }
 
 const DOCUMENTED_DEFAULTS: OriginConfig = {
-  general: { name: 'REST Service 1', description: '', onRecordError: 'sendToError' },
+  general: { name: 'REST Service 1', description: '', resourcesDirectory: '', onRecordError: 'sendToError' },
   http: {
     useApiGateway: false,
     gatewayServiceName: '',

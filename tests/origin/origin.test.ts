@@ -155,6 +155,20 @@ describe('records and header attributes', () => {
     }
   });
 
+  it('keeps remoteHost on records read after the client has closed its connection', async () => {
+    let records: DataRecord[] = [];
+    const { url } = await origin({}, (batch) => {
+      records = batch.records;
+    });
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.end('POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    socket.resume();
+    await new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(records[0]?.header.getAttribute('remoteHost')).toBe('127.0.0.1');
+  });
+
   it("gives the pipeline the request on the batch, with the records' attribute values", async () => {
     let seen: Batch | undefined;
     const before = Date.now();
@@ -609,8 +623,20 @@ describe('configuration', () => {
   it('refuses options this version cannot serve yet instead of ignoring them', () => {
     const pool = new InProcessRunnerPool(1, () => undefined, { runnerIdleTimeMs: 0 });
     expect(
+      () =>
+        new Origin(
+          { http: { useApiGateway: true, gatewayServiceName: 'svc' }, dataFormat: { format: 'json' } },
+          { runners: pool },
+        ),
+    ).toThrow(/\/http\/useApiGateway/);
+    void pool.close();
+  });
+
+  it('refuses useTls without a keystore instead of serving plain HTTP', () => {
+    const pool = new InProcessRunnerPool(1, () => undefined, { runnerIdleTimeMs: 0 });
+    expect(
       () => new Origin({ tls: { useTls: true }, dataFormat: { format: 'json' } }, { runners: pool }),
-    ).toThrow(/\/tls\/useTls/);
+    ).toThrow(/\/tls\/keystoreFile/);
     void pool.close();
   });
 });
