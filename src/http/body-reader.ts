@@ -334,65 +334,103 @@ export type RequestBodyStream = Readable & RequestBody;
 
 /**
  * Reads a request body and hands each DECODED chunk to `onChunk` as it arrives; resolves with the number of
- * decoded bytes once the body is complete. Limits, encodings and errors are those of {@link readDecodedBody}.
- *
- * A body without a Content-Encoding (nearly every request) is read from the stream's own events, with no async
- * iterator in between: one promise per request instead of several per chunk, which is most of what reading a
- * small body costs. `onChunk` runs synchronously for each chunk; what it throws rejects the promise and stops the
- * reading (the request is paused, not destroyed, so the caller can still answer on the connection). An encoded
- * body goes through {@link readDecodedBody}.
+ * decoded bytes once the body is complete. Limits, encodings and errors are those of {@link readDecodedBody};
+ * the promise form of {@link readBody}.
  */
 export function consumeDecodedBody(
   body: RequestBodyStream,
   options: BodyReadOptions,
   onChunk: (chunk: Uint8Array) => void,
 ): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    readBody(body, options, onChunk, (error, bytes) =>
+      error === undefined ? resolve(bytes) : reject(error),
+    );
+  });
+}
+
+/** Told once how a body read ended: `error` undefined and the decoded byte count, or the error. */
+export type BodyReadDone = (error: unknown, decodedBytes: number) => void;
+
+/**
+ * Reads a request body and hands each DECODED chunk to `onChunk` as it arrives; calls `done` exactly once, with
+ * the number of decoded bytes when the body is complete or with the error that stopped the read (synchronously,
+ * from this call, when the request was aborted already). Limits, encodings and errors are those of
+ * {@link readDecodedBody}.
+ *
+ * A body without a Content-Encoding (nearly every request) is read from the stream's own events, with no promise
+ * and no async iterator in between, which is most of what reading a small body costs. `onChunk` runs
+ * synchronously for each chunk; what it throws ends the read with that error (the request is paused, not
+ * destroyed, so the caller can still answer on the connection). An encoded body goes through
+ * {@link readDecodedBody}.
+ */
+export function readBody(
+  body: RequestBodyStream,
+  options: BodyReadOptions,
+  onChunk: (chunk: Uint8Array) => void,
+  done: BodyReadDone,
+): void {
   const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
-  const limit = limitOf(options);
   // A request that waited for its slot may have lost its client meanwhile: its 'close' is gone, and listeners
   // attached now would wait for events that never come, holding the slot for good.
-  if (body.destroyed && !body.readableEnded)
-    return Promise.reject(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
-  if (codings.length > 0 || options.signal !== undefined) return consumeIterable(body, options, onChunk);
-  return new Promise<number>((resolve, reject) => {
-    let received = 0;
-    const stop = (error: unknown): void => {
-      detach();
-      body.pause();
-      reject(error);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit.maxRequestBytes) return stop(bodyTooLargeError('raw', limit));
-      try {
-        onChunk(chunk);
-      } catch (error) {
-        stop(error);
-      }
-    };
-    const onEnd = (): void => {
-      // Not detached: after 'end' no data comes, and a later 'close' or 'error' finds the promise settled (and
-      // `readableEnded` true); four removeListener calls per request cost more than listeners left to the
-      // request's own garbage.
-      if (body.complete === false) reject(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
-      else resolve(received);
-    };
-    const onError = (error: unknown): void =>
-      stop(new OriginError('ORIGIN_HTTP_BODY_ABORTED', {}, { cause: error }));
-    const onClose = (): void => {
-      if (!body.readableEnded) stop(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
-    };
-    const detach = (): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    body.on('close', onClose);
-  });
+  if (body.destroyed && !body.readableEnded) return done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
+  if (codings.length > 0 || options.signal !== undefined) {
+    consumeIterable(body, options, onChunk).then(
+      (bytes) => done(undefined, bytes),
+      (error: unknown) => done(error, 0),
+    );
+    return;
+  }
+  readUnencoded(body, limitOf(options), onChunk, done);
+}
+
+function readUnencoded(
+  body: RequestBodyStream,
+  limit: Limit,
+  onChunk: (chunk: Uint8Array) => void,
+  done: BodyReadDone,
+): void {
+  let received = 0;
+  let settled = false;
+  const stop = (error: unknown): void => {
+    if (settled) return;
+    settled = true;
+    detach();
+    body.pause();
+    done(error, 0);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit.maxRequestBytes) return stop(bodyTooLargeError('raw', limit));
+    try {
+      onChunk(chunk);
+    } catch (error) {
+      stop(error);
+    }
+  };
+  const onEnd = (): void => {
+    if (settled) return;
+    settled = true;
+    // Not detached: after 'end' no data comes, and a later 'close' or 'error' finds the read settled; four
+    // removeListener calls per request cost more than listeners left to the request's own garbage.
+    if (body.complete === false) done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
+    else done(undefined, received);
+  };
+  const onError = (error: unknown): void =>
+    stop(new OriginError('ORIGIN_HTTP_BODY_ABORTED', {}, { cause: error }));
+  const onClose = (): void => {
+    if (!body.readableEnded) stop(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
+  };
+  const detach = (): void => {
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('error', onError);
+    body.off('close', onClose);
+  };
+  body.on('data', onData);
+  body.on('end', onEnd);
+  body.on('error', onError);
+  body.on('close', onClose);
 }
 
 async function consumeIterable(

@@ -52,12 +52,12 @@ export function requestAttributes(
   options: RequestAttributeOptions,
 ): Readonly<Record<string, string>> {
   const { path, queryString } = splitTarget(req.url ?? '/');
-  const remoteAddress = req.socket?.remoteAddress ?? '';
+  const remoteAddress = req.socket?.remoteAddress;
   const attributes: Record<string, string> = {
     method: req.method ?? '',
     path,
     queryString,
-    remoteHost: IPV4_MAPPED.exec(remoteAddress)?.[1] ?? remoteAddress,
+    remoteHost: remoteHostOf(remoteAddress),
   };
   if (options.verified !== undefined) Object.assign(attributes, options.verified);
 
@@ -100,7 +100,17 @@ export function requestAttributes(
   return Object.freeze(attributes);
 }
 
-function splitTarget(target: string): { path: string; queryString: string } {
+/** The `remoteHost` attribute of a client address: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as IPv4. */
+export function remoteHostOf(remoteAddress: string | undefined): string {
+  if (remoteAddress === undefined) return '';
+  return IPV4_MAPPED.exec(remoteAddress)?.[1] ?? remoteAddress;
+}
+
+/**
+ * The path and query string of a request target. An absolute-form target (`http://host/p?q`, sent to proxies)
+ * gives the path after its authority; an empty path is `/`; the query string has no leading `?`.
+ */
+export function splitTarget(target: string): { path: string; queryString: string } {
   let start = 0;
   if (!target.startsWith('/')) {
     const scheme = target.indexOf('://');

@@ -3,11 +3,12 @@ import { OriginError } from '../errors/origin-error';
 /** Gives back a slot taken with {@link Admission.acquire}. Calling it more than once has no further effect. */
 export type ReleaseSlot = () => void;
 
-interface Waiter {
-  grant: (release: ReleaseSlot) => void;
-  refuse: (error: OriginError) => void;
-  /** `performance.now()` when its wait runs out. */
-  deadline: number;
+/** A request waiting for a slot (see {@link Admission.wait}): told exactly once, one way or the other. */
+export interface SlotWaiter {
+  /** The slot is held now; give it back with `release`. */
+  granted(release: ReleaseSlot): void;
+  /** No slot: the queue was full, the wait ran out, or the origin is closing (a 503 answer). */
+  refused(error: OriginError): void;
 }
 
 /**
@@ -21,7 +22,10 @@ export class Admission {
   readonly #slots: number;
   readonly #queueSize: number;
   readonly #queueTimeoutMs: number;
-  readonly #waiters: Waiter[] = [];
+  // The queue, oldest first: each waiter and, at the same index, `performance.now()` when its wait runs out. Two
+  // arrays rather than an entry object per queued request.
+  readonly #waiters: SlotWaiter[] = [];
+  readonly #deadlines: number[] = [];
   #inUse = 0;
   // One timer for the whole queue, armed for the oldest waiter's deadline: every waiter waits as long, so the
   // queue is in deadline order. A timer per waiter cost a setTimeout and a clearTimeout per queued request.
@@ -45,33 +49,43 @@ export class Admission {
 
   /**
    * Resolves with a release function once a slot is held; rejects with an {@link OriginError} (503) when the queue
-   * is full or the wait passes `queueTimeoutMs`. The slot is held until the release function is called.
+   * is full or the wait passes `queueTimeoutMs`. The slot is held until the release function is called. The
+   * promise form of {@link Admission.wait}.
    */
   acquire(): Promise<ReleaseSlot> {
     const free = this.tryAcquire();
     if (free) return Promise.resolve(free);
+    return new Promise<ReleaseSlot>((granted, refused) => this.wait({ granted, refused }));
+  }
+
+  /**
+   * Queues `waiter` for the next free slot; it is told `granted` once it holds one, or `refused` (503) at once
+   * when the queue is full, or when the wait passes `queueTimeoutMs`. Never calls `waiter` synchronously except
+   * to refuse it at once. Call {@link Admission.tryAcquire} first: a free slot is not looked for here.
+   */
+  wait(waiter: SlotWaiter): void {
     if (this.#waiters.length >= this.#queueSize) {
-      return Promise.reject(
+      waiter.refused(
         new OriginError('ORIGIN_HTTP_OVERLOADED', { slots: this.#slots, queueSize: this.#queueSize }),
       );
+      return;
     }
-    return new Promise<ReleaseSlot>((grant, refuse) => {
-      this.#waiters.push({ grant, refuse, deadline: performance.now() + this.#queueTimeoutMs });
-      this.#timer ??= this.#arm(this.#queueTimeoutMs);
-    });
+    this.#waiters.push(waiter);
+    this.#deadlines.push(performance.now() + this.#queueTimeoutMs);
+    this.#timer ??= this.#arm(this.#queueTimeoutMs);
   }
 
   /** Refuses the waiters whose wait ran out, then re-arms the timer for the oldest one left. */
   #expire(): void {
     this.#timer = undefined;
     const now = performance.now();
-    let head = this.#waiters[0];
-    while (head !== undefined && head.deadline <= now) {
-      this.#waiters.shift();
-      head.refuse(new OriginError('ORIGIN_HTTP_QUEUE_TIMEOUT', { timeoutMs: this.#queueTimeoutMs }));
-      head = this.#waiters[0];
+    while (this.#deadlines.length > 0 && this.#deadlines[0]! <= now) {
+      this.#deadlines.shift();
+      const expired = this.#waiters.shift()!;
+      expired.refused(new OriginError('ORIGIN_HTTP_QUEUE_TIMEOUT', { timeoutMs: this.#queueTimeoutMs }));
     }
-    if (head !== undefined) this.#timer = this.#arm(Math.ceil(head.deadline - now));
+    const next = this.#deadlines[0];
+    if (next !== undefined) this.#timer = this.#arm(Math.ceil(next - now));
   }
 
   // Unreferenced: it stays armed after the queue empties (disarming would cost a clearTimeout whenever the queue
@@ -94,7 +108,8 @@ export class Admission {
   refuseWaiting(error: OriginError): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    for (const waiter of this.#waiters.splice(0)) waiter.refuse(error);
+    this.#deadlines.length = 0;
+    for (const waiter of this.#waiters.splice(0)) waiter.refused(error);
   }
 
   #releaser(): ReleaseSlot {
@@ -104,8 +119,11 @@ export class Admission {
       released = true;
       const next = this.#waiters.shift();
       if (next) {
-        // The slot passes straight to the next waiter, so a burst cannot overtake the queue.
-        next.grant(this.#releaser());
+        this.#deadlines.shift();
+        // The slot passes straight to the next waiter, so a burst cannot overtake the queue. Told from a
+        // microtask, not from inside the release: the releasing request is still finishing its answer.
+        const release = this.#releaser();
+        queueMicrotask(() => next.granted(release));
       } else {
         this.#inUse--;
       }

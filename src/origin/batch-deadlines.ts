@@ -32,6 +32,7 @@ export class BatchDeadlines {
   #newest: BatchClock | undefined;
   #size = 0;
   #timer: NodeJS.Timeout | undefined;
+  #abandonedWith: OriginError | undefined;
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
@@ -41,6 +42,11 @@ export class BatchDeadlines {
   /** Batches running now. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The reason of {@link BatchDeadlines.giveUpAll} once it was called (the origin was destroyed), else undefined. */
+  get abandonedWith(): OriginError | undefined {
+    return this.#abandonedWith;
   }
 
   /** Starts the clock of a batch; `giveUp` is called with `ORIGIN_PIPELINE_TIMEOUT` when it runs out. */
@@ -77,8 +83,12 @@ export class BatchDeadlines {
     this.#size--;
   }
 
-  /** Gives up on every running batch with `reason` (the origin is being destroyed) and stops the timer. */
+  /**
+   * Gives up on every running batch with `reason` (the origin is being destroyed) and stops the timer; from then
+   * on {@link BatchDeadlines.abandonedWith} is `reason`, so that the request path starts no other batch.
+   */
   giveUpAll(reason: OriginError): void {
+    this.#abandonedWith ??= reason;
     for (let clock = this.#oldest; clock !== undefined; clock = this.#oldest) {
       this.delete(clock);
       clock.giveUp(reason);

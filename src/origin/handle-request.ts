@@ -3,13 +3,12 @@ import type { Socket } from 'node:net';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
-import { bodyTooLargeError, consumeDecodedBody, declaredLengthTooLarge } from '../http/body-reader';
+import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
-import { requestAttributes } from '../http/request-attributes';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
@@ -18,15 +17,16 @@ import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
-import type { Admission } from './admission';
+import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
-import type { BatchDeadlines, GiveUp } from './batch-deadlines';
+import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
+import { IncomingRequestInfo } from './request-info';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -74,58 +74,210 @@ export interface RequestContext {
 /**
  * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing, application ID,
  * encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
- * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself.
+ * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
+ * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
+ * needs no promise.
  */
-export async function handleRequest(
+export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
+}
+
+/**
+ * {@link handleRequest} without a promise: `answered`, when given, is called once the answer is written. A
+ * request whose body is not encoded and whose pipeline finishes synchronously (the echo microservice) goes from
+ * the body's last chunk to its answer in one call stack, with no promise and no tick.
+ */
+export function serveRequest(
   ctx: RequestContext,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<void> {
-  ctx.inFlight.enter();
-  const startedAt = performance.now();
-  const requestId = ctx.nextRequestId();
-  const [path = '/', queryString = ''] = splitUrl(req.url ?? '/');
-  if (ctx.observer.listening.request) {
-    ctx.observer.request({
-      requestId,
-      method: req.method ?? '',
-      path,
-      remoteHost: req.socket.remoteAddress ?? '',
-    });
+  answered?: () => void,
+): void {
+  new ServedRequest(ctx, req, res, answered).start();
+}
+
+const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
+
+/**
+ * One request on its way through the path. Each step is a method that either goes on to the next (directly, or
+ * from the callback of what it waited for) or ends in {@link ServedRequest.fail}; {@link ServedRequest.finish}
+ * runs exactly once. One object per request instead of an async function's promises and closures: the step
+ * methods are shared by every request.
+ */
+class ServedRequest implements SlotWaiter {
+  readonly #ctx: RequestContext;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #answered: (() => void) | undefined;
+  readonly #info: IncomingRequestInfo;
+  readonly #startedAt: number;
+  #release: ReleaseSlot | undefined;
+  /** The request's Content-Encoding, read once by the early refusals. */
+  #codings: readonly ContentCoding[] = NO_CODINGS;
+  #parse: BodyParse | undefined;
+  #bodyRead = false;
+  #finished = false;
+
+  constructor(
+    ctx: RequestContext,
+    req: IncomingMessage,
+    res: ServerResponse,
+    answered: (() => void) | undefined,
+  ) {
+    this.#ctx = ctx;
+    this.#req = req;
+    this.#res = res;
+    this.#answered = answered;
+    this.#startedAt = performance.now();
+    this.#info = new IncomingRequestInfo(
+      ctx.nextRequestId(),
+      req,
+      ctx.config.http.copyAuthorizationHeaders,
+      // Read now, not with the lazy header attributes: the connection may be gone by the time a stage asks.
+      ctx.clientCertificateAttributes?.(req.socket),
+    );
   }
-  let bodyRead = false;
-  try {
-    const codings = refuseEarly(ctx, req, queryString);
-    const release = ctx.admission.tryAcquire() ?? (await ctx.admission.acquire());
-    try {
-      const batch = await readBatch(ctx, req, requestId, codings);
-      bodyRead = true;
-      const running = runBatch(ctx, batch);
-      if (running !== undefined) await running;
-      const sink = batch.response as ResponseSink;
-      const { renderer } = ctx;
-      const rendered = renderer.validated ? await renderer.validated(sink) : renderer.response(sink);
-      send(ctx, res, rendered, {});
-      const durationMs = performance.now() - startedAt;
-      ctx.metrics.countRequest('answered', rendered.status, durationMs);
-      if (ctx.observer.listening.batch) {
-        ctx.observer.batch({
-          requestId,
-          records: batch.records.length,
-          errorRecords: batch.errorRecords.length,
-          status: rendered.status,
-          durationMs,
-        });
-      }
-    } finally {
-      release();
+
+  start(): void {
+    const ctx = this.#ctx;
+    ctx.inFlight.enter();
+    const info = this.#info;
+    if (ctx.observer.listening.request) {
+      ctx.observer.request({
+        requestId: info.requestId,
+        method: info.method,
+        path: info.path,
+        remoteHost: info.remoteHost,
+      });
     }
-  } catch (thrown) {
+    try {
+      this.#codings = refuseEarly(ctx, this.#req, info);
+    } catch (error) {
+      return this.fail(error);
+    }
+    const release = ctx.admission.tryAcquire();
+    if (release) return this.granted(release);
+    ctx.admission.wait(this);
+  }
+
+  /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
+  granted(release: ReleaseSlot): void {
+    this.#release = release;
+    const ctx = this.#ctx;
+    const codings = this.#codings;
+    const req = this.#req;
+    try {
+      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
+      const source: ParseSource = {
+        remoteAddress: req.socket.remoteAddress,
+        originState: ctx.body.originState,
+      };
+      const parse = (this.#parse = new BodyParse(ctx.body.createParser(source)));
+      // An unencoded body (nearly every request) reads with the plan's own options object.
+      const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+      readBody(req, options, parse.onChunk, (error, bytes) => {
+        if (error === undefined) this.bodyRead(bytes);
+        else this.fail(error);
+      });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  bodyRead(bytes: number): void {
+    this.#bodyRead = true;
+    const ctx = this.#ctx;
+    let batch: Batch;
+    let running: Promise<void> | undefined;
+    try {
+      ctx.metrics.countBytes(bytes);
+      batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
+      this.#parse = undefined;
+      running = runBatch(ctx, batch);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (running === undefined) return this.respond(batch);
+    running.then(
+      () => this.respond(batch),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  respond(batch: Batch): void {
+    // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
+    const sink = batch.response as ResponseSink;
+    const { renderer } = this.#ctx;
+    if (renderer.validated) {
+      renderer.validated(sink).then(
+        (rendered) => this.answer(batch, rendered),
+        (error: unknown) => this.fail(error),
+      );
+      return;
+    }
+    let rendered: RenderedResponse;
+    try {
+      rendered = renderer.response(sink);
+    } catch (error) {
+      return this.fail(error);
+    }
+    this.answer(batch, rendered);
+  }
+
+  answer(batch: Batch, rendered: RenderedResponse): void {
+    const ctx = this.#ctx;
+    try {
+      send(ctx, this.#res, rendered, {});
+    } catch (error) {
+      return this.fail(error);
+    }
+    const durationMs = performance.now() - this.#startedAt;
+    ctx.metrics.countRequest('answered', rendered.status, durationMs);
+    if (ctx.observer.listening.batch) {
+      ctx.observer.batch({
+        requestId: this.#info.requestId,
+        records: batch.records.length,
+        errorRecords: batch.errorRecords.length,
+        status: rendered.status,
+        durationMs,
+      });
+    }
+    this.finish();
+  }
+
+  /** No slot for the request (queue full or wait ran out, origin closing). */
+  refused(error: OriginError): void {
+    this.fail(error);
+  }
+
+  /** Answers with the envelope of what stopped the request, unless it was answered already. */
+  fail(thrown: unknown): void {
+    if (this.#finished) return;
+    const ctx = this.#ctx;
     const error = asOriginError(thrown);
-    refuse(ctx, req, res, error, { requestId, bodyRead, startedAt });
+    // The slot goes first, as it would from a `finally`: the next request need not wait for this answer.
+    this.#releaseSlot();
+    refuse(ctx, this.#req, this.#res, error, {
+      requestId: this.#info.requestId,
+      bodyRead: this.#bodyRead,
+      startedAt: this.#startedAt,
+    });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
-  } finally {
-    ctx.inFlight.leave();
+    this.finish();
+  }
+
+  finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#releaseSlot();
+    this.#ctx.inFlight.leave();
+    this.#answered?.();
+  }
+
+  #releaseSlot(): void {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
   }
 }
 
@@ -158,59 +310,40 @@ export function refuse(
 }
 
 /** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, queryString: string): ContentCoding[] {
-  const method = req.method ?? '';
+function refuseEarly(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): ContentCoding[] {
+  const { method } = info;
   if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
   if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
-  checkApplicationId(ctx, req, queryString);
+  checkApplicationId(ctx, req, info);
   const codings = checkContentEncoding(req.headers['content-encoding']);
   const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
   return codings;
 }
 
-function checkApplicationId(ctx: RequestContext, req: IncomingMessage, queryString: string): void {
+function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): void {
   if (ctx.applicationIds.size === 0) return;
   const inUrl = ctx.config.http.applicationIdInUrl;
-  const id = applicationIdOf(req.headers['x-engine-application-id'], queryString, inUrl);
+  const id = applicationIdOf(req.headers['x-engine-application-id'], info.queryString, inUrl);
   if (id === undefined) {
     throw new OriginError('ORIGIN_APP_ID_MISSING', {
       urlHint: inUrl ? ' or query parameter engineApplicationId' : '',
     });
   }
   if (!ctx.applicationIds.includes(id)) throw new OriginError('ORIGIN_APP_ID_INVALID');
+  info.applicationId = id;
 }
 
-/**
- * Reads and parses the body, applies On Record Error, and makes the batch. A plain function returning the parse's
- * own promise chain rather than an async one: one promise and one tick fewer on every request.
- */
-function readBatch(
-  ctx: RequestContext,
-  req: IncomingMessage,
-  requestId: string,
-  codings: readonly ContentCoding[],
-): Promise<Batch> {
-  const baseAttributes = requestAttributes(req, {
-    copyAuthorizationHeaders: ctx.config.http.copyAuthorizationHeaders,
-    verified: ctx.clientCertificateAttributes?.(req.socket),
-  });
-  // One promise for the body: parsing the end and making the batch run in the body reader's own reaction.
-  return parseBody(ctx, req, codings, (parsed) => batchOf(ctx, parsed, requestId, baseAttributes));
-}
-
-function batchOf(
-  ctx: RequestContext,
-  { records, failures }: ParseResult,
-  requestId: string,
-  baseAttributes: Readonly<Record<string, string>>,
-): Batch {
+/** Applies On Record Error to the parse of a body and makes its batch; throws what refuses the whole request. */
+function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: IncomingRequestInfo): Batch {
   const { config } = ctx;
-  const outcome = applyRecordErrorPolicy(records, failures, config.general.onRecordError, {
-    requestId,
-    baseAttributes,
-    stageName: config.general.name,
-  });
+  const outcome = applyRecordErrorPolicy(
+    records,
+    failures,
+    config.general.onRecordError,
+    info,
+    config.general.name,
+  );
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
     throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
@@ -221,15 +354,7 @@ function batchOf(
   return createRequestBatch({
     records: outcome.records,
     errorRecords: outcome.errorRecords,
-    request: {
-      requestId,
-      method: baseAttributes['method'] ?? '',
-      path: baseAttributes['path'] ?? '/',
-      queryString: baseAttributes['queryString'] ?? '',
-      remoteHost: baseAttributes['remoteHost'] ?? '',
-      headers: baseAttributes,
-      receivedAt: Date.now(),
-    },
+    request: info,
     response: new BufferedResponseSink(),
   });
 }
@@ -243,23 +368,6 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
  * what the parser holds.
  */
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
-
-function parseBody<T>(
-  ctx: RequestContext,
-  req: IncomingMessage,
-  codings: readonly ContentCoding[],
-  then: (parsed: ParseResult) => T,
-): Promise<T> {
-  // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
-  const source: ParseSource = { remoteAddress: req.socket.remoteAddress, originState: ctx.body.originState };
-  const parse = new BodyParse(ctx.body.createParser(source));
-  // An unencoded body (nearly every request) reads with the plan's own options object.
-  const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
-  return consumeDecodedBody(req, options, parse.onChunk).then((bytes) => {
-    ctx.metrics.countBytes(bytes);
-    return then(parse.finish(bytes));
-  });
-}
 
 /**
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
@@ -326,42 +434,47 @@ function emptyPayloadRecord(): ParsedRecord {
 /**
  * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
  * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
- * without a promise or a tick. Throws (rather than rejects) what the run failed with when it failed at once.
+ * without a promise or a tick, and without a deadline, which only a run still going when the pool returns
+ * needs (no timer can fire during a synchronous run). Throws (rather than rejects) what the run failed with when
+ * it failed at once.
  */
 function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
+  const deadlines = ctx.runningBatches;
+  // Destroyed before the batch started: it never reaches a runner.
+  if (deadlines.abandonedWith) throw deadlines.abandonedWith;
   const controller = ctx.batchSignals.take();
-  // A give-up (deadline, destroy) may come before there is a promise to reject: during a synchronous run.
-  let gaveUp: { reason: unknown } | undefined;
-  let rejectLater: ((reason: unknown) => void) | undefined;
-  const settle = (): void => {
-    ctx.runningBatches.delete(clock);
-    ctx.batchSignals.give(controller);
-  };
-  const giveUp: GiveUp = (reason) => {
-    controller.abort(reason);
-    settle();
-    if (rejectLater) rejectLater(reason);
-    else gaveUp = { reason };
-  };
-  const clock = ctx.runningBatches.add(giveUp);
   let running: Promise<void>;
   try {
     running = ctx.runners.run(batch, controller.signal);
   } catch (error) {
     // A host's pool that throws instead of rejecting is a failed batch all the same.
-    if (gaveUp) throw gaveUp.reason;
-    settle();
+    ctx.batchSignals.give(controller);
     throw pipelineError(error);
   }
-  if (gaveUp) throw gaveUp.reason;
   if (running === FINISHED_RUN) {
-    settle();
+    ctx.batchSignals.give(controller);
+    // The pipeline itself destroyed the origin: the answer is the one every running batch gets.
+    if (deadlines.abandonedWith) throw deadlines.abandonedWith;
     return undefined;
   }
-  // One promise settles the batch: the runner finishing, or a give-up, whichever comes first; settling twice is
-  // a no-op. Cheaper than racing two promises on every request.
+  return awaitRun(ctx, controller, running);
+}
+
+/**
+ * Settles with the run, or rejects with the give-up (deadline, destroy) that comes first; settling twice is a
+ * no-op. One promise rather than a race of two on every request.
+ */
+function awaitRun(ctx: RequestContext, controller: AbortController, running: Promise<void>): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    rejectLater = reject;
+    const settle = (): void => {
+      ctx.runningBatches.delete(clock);
+      ctx.batchSignals.give(controller);
+    };
+    const clock = ctx.runningBatches.add((reason) => {
+      controller.abort(reason);
+      settle();
+      reject(reason);
+    });
     running.then(
       () => {
         settle();
@@ -404,9 +517,4 @@ function asOriginError(thrown: unknown): OriginError {
   if (isOriginError(thrown)) return thrown;
   const detail = thrown instanceof Error ? thrown.message : String(thrown);
   return new OriginError('ORIGIN_INTERNAL_ERROR', { detail }, { cause: thrown });
-}
-
-function splitUrl(url: string): [string, string] {
-  const mark = url.indexOf('?');
-  return mark < 0 ? [url, ''] : [url.slice(0, mark), url.slice(mark + 1)];
 }

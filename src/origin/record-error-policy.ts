@@ -13,15 +13,6 @@ export interface PolicyOutcome {
   readonly stageFailure: ParseFailure | undefined;
 }
 
-/** Request-wide facts every record of the input shares. */
-export interface RecordOrigin {
-  readonly requestId: string;
-  /** The request's header attributes, shared (not copied) by every record's header. */
-  readonly baseAttributes: Readonly<Record<string, string>>;
-  /** The stage name that error records name as their stage. */
-  readonly stageName: string;
-}
-
 /**
  * Turns parser output into records and error records under `policy`:
  * - `discard` drops each failed record (counted);
@@ -30,15 +21,18 @@ export interface RecordOrigin {
  *   `errorRecordIndex` and `errorByteOffset`;
  * - `stopPipeline` reports the first failed record so that the origin answers 500 and stops.
  * A `stage`-scoped failure always wins: the input as a whole is refused.
+ *
+ * `source` gives the request id and attributes every record shares (read only when a record's header is first
+ * read, or for an error record); `stageName` is the stage error records name as theirs.
  */
 export function applyRecordErrorPolicy(
   parsed: readonly ParsedRecord[],
   failures: readonly ParseFailure[],
   policy: OnRecordError,
-  origin: RecordOrigin,
+  source: RequestRecordSource,
+  stageName: string,
 ): PolicyOutcome {
   // The records' headers are built when first read (most pipelines never read them); they are the same then.
-  const source: RequestRecordSource = { requestId: origin.requestId, baseAttributes: origin.baseAttributes };
   const records = parsed.map((record, index) => {
     const made = requestRecord(record.value, source, index, record.attributes);
     if (record.error) markError(made, record.error);
@@ -58,23 +52,26 @@ export function applyRecordErrorPolicy(
     case 'stopPipeline':
       return { ...none, stopFailure: recordFailures[0] };
     case 'sendToError':
-      return { ...none, errorRecords: recordFailures.map((failure) => errorRecordOf(failure, origin)) };
+      return {
+        ...none,
+        errorRecords: recordFailures.map((failure) => errorRecordOf(failure, source, stageName)),
+      };
   }
 }
 
-function errorRecordOf(failure: ParseFailure, origin: RecordOrigin): DataRecord {
+function errorRecordOf(failure: ParseFailure, source: RequestRecordSource, stageName: string): DataRecord {
   const record = new DataRecord(failure.excerpt, {
-    baseAttributes: origin.baseAttributes,
+    baseAttributes: source.baseAttributes,
     attributes: {
       errorRecordIndex: String(failure.recordIndex),
       errorByteOffset: String(failure.byteOffset),
     },
-    sourceId: `${origin.requestId}::error::${failure.recordIndex}`,
+    sourceId: `${source.requestId}::error::${failure.recordIndex}`,
   });
   markError(record, {
     code: failure.code,
     message: `${failure.code} - ${failure.message}`,
-    stage: origin.stageName,
+    stage: stageName,
     timestamp: Date.now(),
   });
   return record;

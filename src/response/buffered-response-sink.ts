@@ -102,8 +102,9 @@ export class BufferedResponseSink implements ResponseSink {
    * case-insensitively) → values in arrival order. A value already present for a name is not repeated.
    */
   get headers(): Record<string, readonly string[]> {
+    // Nearly every response asks for no header: a literal then, cheaper to make than a null-prototype object.
+    if (this.#headers === undefined) return {};
     const out = Object.create(null) as Record<string, readonly string[]>;
-    if (this.#headers === undefined) return out;
     for (const entry of this.#headers.values()) out[entry.name] = entry.values.slice();
     return out;
   }

@@ -53,4 +53,13 @@ describe('BatchDeadlines', () => {
     expect(second).toHaveBeenCalledWith(reason);
     expect(deadlines.size).toBe(0);
   });
+
+  it('remembers the first reason it gave up on everything with, so that no later batch starts', () => {
+    const deadlines = new BatchDeadlines(1000);
+    expect(deadlines.abandonedWith).toBeUndefined();
+    const reason = new OriginError('ORIGIN_HTTP_CLOSING');
+    deadlines.giveUpAll(reason);
+    deadlines.giveUpAll(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs: 1 }));
+    expect(deadlines.abandonedWith).toBe(reason);
+  });
 });

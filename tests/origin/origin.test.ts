@@ -154,6 +154,33 @@ describe('records and header attributes', () => {
       expect(record.header.getAttribute('Authorization')).toBeUndefined();
     }
   });
+
+  it("gives the pipeline the request on the batch, with the records' attribute values", async () => {
+    let seen: Batch | undefined;
+    const before = Date.now();
+    const { url } = await origin({ http: { applicationIds: ['alpha'] } }, (batch) => {
+      seen = batch;
+    });
+    await send(url, {
+      method: 'PUT',
+      path: '/a/b?x=1',
+      body: '{"n":1}',
+      headers: { 'X-Custom-Thing': 'yes', 'X-ENGINE-APPLICATION-ID': 'alpha' },
+    });
+    const request = seen?.request;
+    expect(request).toMatchObject({
+      method: 'PUT',
+      path: '/a/b',
+      queryString: 'x=1',
+      remoteHost: '127.0.0.1',
+      applicationId: 'alpha',
+    });
+    expect(request?.requestId).toMatch(/\S/);
+    expect(request?.receivedAt).toBeGreaterThanOrEqual(before);
+    expect(request?.receivedAt).toBeLessThanOrEqual(Date.now());
+    expect(request?.headers['X-Custom-Thing']).toBe('yes');
+    expect({ ...request?.headers }).toEqual(seen?.records[0]?.header.attributes());
+  });
 });
 
 describe('application IDs', () => {
@@ -439,6 +466,17 @@ describe('synchronous pipelines', () => {
 });
 
 describe('pipeline failures', () => {
+  it('answers 503 ORIGIN_HTTP_CLOSING when a synchronous pipeline destroys its own origin', async () => {
+    const host: { origin?: Origin } = {};
+    const started = await origin({}, () => {
+      void host.origin?.destroy();
+    });
+    host.origin = started.origin;
+    const answer = await send(started.url, { body: '{"a":1}' });
+    expect(answer.status).toBe(503);
+    expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_HTTP_CLOSING - /);
+  });
+
   it('answers 500 ORIGIN_PIPELINE_FAILED when the runner throws', async () => {
     const { url } = await origin({}, () => {
       throw new Error('disk full');

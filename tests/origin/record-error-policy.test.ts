@@ -1,12 +1,10 @@
 import type { ParsedRecord } from '../../src/formats/data-format';
 import { failure } from '../../src/formats/failure';
-import { applyRecordErrorPolicy, type RecordOrigin } from '../../src/origin/record-error-policy';
+import { applyRecordErrorPolicy } from '../../src/origin/record-error-policy';
+import type { RequestRecordSource } from '../../src/record/data-record';
 
-const origin: RecordOrigin = {
-  requestId: 'r-7',
-  baseAttributes: { method: 'POST' },
-  stageName: 'REST Service 1',
-};
+const origin: RequestRecordSource = { requestId: 'r-7', baseAttributes: { method: 'POST' } };
+const STAGE = 'REST Service 1';
 const parsed: ParsedRecord[] = [{ value: { a: 1 } }, { value: { b: 2 }, attributes: { part: 'x' } }];
 const recordFailure = failure({
   code: 'ORIGIN_JSON_MALFORMED',
@@ -28,7 +26,7 @@ const stageFailure = failure({
 
 describe('applyRecordErrorPolicy', () => {
   it('makes one record per parsed record, in order, with the request attributes and its own', () => {
-    const outcome = applyRecordErrorPolicy(parsed, [], 'discard', origin);
+    const outcome = applyRecordErrorPolicy(parsed, [], 'discard', origin, STAGE);
     expect(outcome.records.map((r) => r.value)).toEqual([{ a: 1 }, { b: 2 }]);
     expect(outcome.records[1]?.header.getAttribute('method')).toBe('POST');
     expect(outcome.records[1]?.header.getAttribute('part')).toBe('x');
@@ -41,14 +39,14 @@ describe('applyRecordErrorPolicy', () => {
   });
 
   it('counts failed records under discard', () => {
-    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'discard', origin);
+    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'discard', origin, STAGE);
     expect(outcome.records).toHaveLength(2);
     expect(outcome.discarded).toBe(1);
     expect(outcome.errorRecords).toEqual([]);
   });
 
   it('makes an error record per failure under sendToError: the excerpt, the code and message, the stage', () => {
-    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'sendToError', origin);
+    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'sendToError', origin, STAGE);
     expect(outcome.errorRecords).toHaveLength(1);
     const [error] = outcome.errorRecords;
     expect(error?.value).toBe('{"c":');
@@ -61,14 +59,14 @@ describe('applyRecordErrorPolicy', () => {
   });
 
   it('reports the first failed record under stopPipeline', () => {
-    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'stopPipeline', origin);
+    const outcome = applyRecordErrorPolicy(parsed, [recordFailure], 'stopPipeline', origin, STAGE);
     expect(outcome.stopFailure).toBe(recordFailure);
     expect(outcome.errorRecords).toEqual([]);
   });
 
   it('lets a stage failure win over every policy', () => {
     for (const policy of ['discard', 'sendToError', 'stopPipeline'] as const) {
-      const outcome = applyRecordErrorPolicy(parsed, [recordFailure, stageFailure], policy, origin);
+      const outcome = applyRecordErrorPolicy(parsed, [recordFailure, stageFailure], policy, origin, STAGE);
       expect(outcome.stageFailure).toBe(stageFailure);
       expect(outcome).toMatchObject({ errorRecords: [], discarded: 0, stopFailure: undefined });
     }

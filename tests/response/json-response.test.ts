@@ -217,6 +217,15 @@ describe('renderJsonResponse: headers', () => {
       'X-Kept': 'yes',
     });
   });
+
+  it('keeps a pipeline header named __proto__ as a header, not as the prototype', () => {
+    const sink = new BufferedResponseSink();
+    sink.addRecords([new DataRecord(1)], 200, JSON.parse('{"__proto__":"x"}') as Record<string, string>);
+    const { headers } = renderJsonResponse(sink, envelope);
+    expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
+    expect(Object.keys(headers)).toEqual(['Content-Type', '__proto__']);
+    expect(Object.getOwnPropertyDescriptor(headers, '__proto__')?.value).toBe('x');
+  });
 });
 
 describe('renderJsonResponse: charsets', () => {
