@@ -376,27 +376,34 @@ const PARSE_WHOLE_MAX_BYTES = 1 << 20;
  */
 class BodyParse {
   readonly #parser: Parser;
-  #gathered: Uint8Array[] | undefined;
+  /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
+  #gathering: boolean;
+  /** The body's first chunk while gathering; most bodies arrive in one. */
+  #first: Uint8Array | undefined;
+  /** The chunks after the first while gathering. */
+  #more: Uint8Array[] | undefined;
   #gatheredBytes = 0;
   #records: ParsedRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
 
   constructor(parser: Parser) {
     this.#parser = parser;
-    this.#gathered = parser.parseAll ? [] : undefined;
+    this.#gathering = parser.parseAll !== undefined;
   }
 
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
   readonly onChunk = (chunk: Uint8Array): void => {
     this.#gatheredBytes += chunk.length;
-    const gathered = this.#gathered;
-    if (gathered && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
-      gathered.push(chunk);
+    if (this.#gathering && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
+      if (this.#first === undefined) this.#first = chunk;
+      else (this.#more ??= []).push(chunk);
       return;
     }
-    if (gathered) {
-      for (const early of gathered) this.#collect(this.#parser.push(early));
-      this.#gathered = undefined;
+    if (this.#gathering) {
+      this.#gathering = false;
+      for (const early of this.#gathered()) this.#collect(this.#parser.push(early));
+      this.#first = undefined;
+      this.#more = undefined;
     }
     this.#collect(this.#parser.push(chunk));
   };
@@ -404,12 +411,18 @@ class BodyParse {
   /** The body's records and failures, once all its `bytes` were taken. */
   finish(bytes: number): ParseResult {
     if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
-    const gathered = this.#gathered;
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
-    if (gathered && this.#parser.parseAll)
-      return this.#parser.parseAll(gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered));
+    if (this.#gathering && this.#parser.parseAll) {
+      const more = this.#more;
+      return this.#parser.parseAll(more === undefined ? this.#first! : Buffer.concat(this.#gathered()));
+    }
     this.#collect(this.#parser.end());
     return { records: this.#records ?? [], failures: this.#failures ?? [] };
+  }
+
+  #gathered(): Uint8Array[] {
+    if (this.#first === undefined) return [];
+    return this.#more === undefined ? [this.#first] : [this.#first, ...this.#more];
   }
 
   #collect(result: ParseResult): void {

@@ -27,13 +27,21 @@ export function fieldValueToJson(value: FieldValue): string {
 /** The JSON array of the values' texts (`[v1,v2,…]`), each written as {@link fieldValueToJson} writes it. */
 export function fieldValuesToJsonArray(values: readonly FieldValue[]): string {
   // One native call for the whole list is markedly cheaper than one per value (the echo path's common case).
-  if (isJsonNativeContainer(values)) return JSON.stringify(values);
+  if (isJsonNative(values)) return JSON.stringify(values);
   let out = '[';
   for (let i = 0; i < values.length; i++) {
     if (i > 0) out += ',';
     out += fieldValueToJson(values[i] as FieldValue);
   }
   return out + ']';
+}
+
+/**
+ * True when `JSON.stringify` writes each of `values` exactly as {@link fieldValueToJson} does (see
+ * {@link isJsonNativeLeaf}), so that a caller may hand them, or an object holding them, to one `JSON.stringify`.
+ */
+export function isJsonNative(values: readonly FieldValue[]): boolean {
+  return isJsonNativeContainer(values);
 }
 
 /**

@@ -35,6 +35,17 @@ export function assertResponseHeaders(headers: Readonly<Record<string, string>>)
   }
 }
 
+// Frozen: the getters hand them out, and a caller that changed one would change every empty sink.
+const NO_RECORDS = Object.freeze([]) as unknown as DataRecord[];
+const NO_STATUS_CODES = Object.freeze([]) as unknown as number[];
+
+/** `records` after `target`: a copy of `records` while `target` is the shared empty array, else `target` grown. */
+function appended(target: DataRecord[], records: readonly DataRecord[]): DataRecord[] {
+  if (target === NO_RECORDS) return records.slice();
+  for (const record of records) target.push(record);
+  return target;
+}
+
 interface HeaderEntry {
   /** The name as first given; later spellings of the same name (any case) join this entry. */
   readonly name: string;
@@ -52,9 +63,11 @@ interface HeaderEntry {
  * records changes nothing: the status and headers of a response come from the records in it, as in the engine.
  */
 export class BufferedResponseSink implements ResponseSink {
-  readonly #dataRecords: DataRecord[] = [];
-  readonly #errorRecords: DataRecord[] = [];
-  readonly #statusCodes: number[] = [];
+  // Shared empty arrays until the first records come, then a copy sized to them: `push` onto an empty array
+  // reserves room for 17, and nearly every response holds one or a few records of one status code.
+  #dataRecords: DataRecord[] = NO_RECORDS;
+  #errorRecords: DataRecord[] = NO_RECORDS;
+  #statusCodes: number[] = NO_STATUS_CODES;
   // Allocated by the first records that come with headers; most pipelines send none.
   #headers: Map<string, HeaderEntry> | undefined;
 
@@ -67,7 +80,10 @@ export class BufferedResponseSink implements ResponseSink {
     statusCode: number,
     headers?: Readonly<Record<string, string>>,
   ): void {
-    this.#add(this.#dataRecords, records, statusCode, headers);
+    this.#check(statusCode, headers);
+    if (records.length === 0) return;
+    this.#dataRecords = appended(this.#dataRecords, records);
+    this.#note(statusCode, headers);
   }
 
   /**
@@ -79,7 +95,10 @@ export class BufferedResponseSink implements ResponseSink {
     statusCode: number,
     headers?: Readonly<Record<string, string>>,
   ): void {
-    this.#add(this.#errorRecords, records, statusCode, headers);
+    this.#check(statusCode, headers);
+    if (records.length === 0) return;
+    this.#errorRecords = appended(this.#errorRecords, records);
+    this.#note(statusCode, headers);
   }
 
   /** The data records in arrival order. The array is the sink's own; read it, do not change it. */
@@ -114,17 +133,15 @@ export class BufferedResponseSink implements ResponseSink {
     return this.#dataRecords.length === 0 && this.#errorRecords.length === 0;
   }
 
-  #add(
-    target: DataRecord[],
-    records: readonly DataRecord[],
-    statusCode: number,
-    headers: Readonly<Record<string, string>> | undefined,
-  ): void {
+  #check(statusCode: number, headers: Readonly<Record<string, string>> | undefined): void {
     assertResponseStatus(statusCode);
     if (headers !== undefined) assertResponseHeaders(headers);
-    if (records.length === 0) return;
-    for (const record of records) target.push(record);
-    if (!this.#statusCodes.includes(statusCode)) this.#statusCodes.push(statusCode);
+  }
+
+  /** Notes the status code and headers of records just added (checked before they were). */
+  #note(statusCode: number, headers: Readonly<Record<string, string>> | undefined): void {
+    if (this.#statusCodes === NO_STATUS_CODES) this.#statusCodes = [statusCode];
+    else if (!this.#statusCodes.includes(statusCode)) this.#statusCodes.push(statusCode);
     if (headers === undefined) return;
     this.#headers ??= new Map();
     for (const name of Object.keys(headers)) {

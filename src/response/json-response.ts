@@ -1,5 +1,6 @@
 import type { DataRecord } from '../record/data-record';
-import { fieldValueToJson, fieldValuesToJsonArray } from '../record/json-text';
+import { fieldValueToJson, fieldValuesToJsonArray, isJsonNative } from '../record/json-text';
+import type { FieldValue } from '../record/field';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { UTF_8, responseEncoding, type ResponseEncoding } from './response-encoding';
 import { contentTypeOf, renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
@@ -74,13 +75,21 @@ function rawText(records: readonly DataRecord[], jsonContent: JsonResponseConfig
 
 const JSON_MIME_TYPE = 'application/json';
 
+const NO_VALUES: readonly FieldValue[] = Object.freeze([]);
+
 function envelope(
   status: number,
   data: readonly DataRecord[],
   errors: readonly DataRecord[],
   errorMessage: string | undefined,
 ): string {
-  return envelopeText(status, valuesArray(data), valuesArray(errors), errorMessage);
+  const values = data.map((record) => record.value);
+  // The common answer (JSON-native values, no error records) in one native call: one flat string, rather than
+  // the array's text joined into a template that is copied again when written.
+  if (errors.length === 0 && isJsonNative(values)) {
+    return JSON.stringify({ httpStatusCode: status, data: values, error: NO_VALUES, errorMessage: null });
+  }
+  return envelopeText(status, fieldValuesToJsonArray(values), valuesArray(errors), errorMessage);
 }
 
 // One writer per raw layout, made once: the hot path allocates no writer.
