@@ -1,5 +1,6 @@
 // The three servers `npm run bench` compares, each run in its own process by bench/echo.ts:
 //   origin   — the echo origin (in-process runners, echo pipeline), JSON arrayOfObjects
+//   https    — the same origin serving HTTPS (tls.useTls, PEM keystore from BENCH_TLS_DIR, TLS 1.3)
 //   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
 //   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
@@ -12,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
 
-async function startOrigin() {
+async function startOrigin(tls = {}) {
   // BENCH_DIST runs another build of the package (bench/echo.ts sets it for BENCH_BEFORE_DIST).
   const dist = process.env.BENCH_DIST
     ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
@@ -24,7 +25,9 @@ async function startOrigin() {
   const runners = new InProcessRunnerPool(slots, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
+      general: { resourcesDirectory: process.env.BENCH_TLS_DIR ?? '' },
       http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots },
+      tls,
       dataFormat: {
         format: 'json',
         json: { jsonContent: 'arrayOfObjects', maxObjectLengthChars: 1_000_000 },
@@ -66,10 +69,19 @@ async function startFastify() {
   return app.server.address().port;
 }
 
-const starters = { origin: startOrigin, before: startOrigin, node: startNode, fastify: startFastify };
+// bench/echo.ts made the key and certificate in BENCH_TLS_DIR with openssl.
+const startHttps = () => startOrigin({ useTls: true, keystoreType: 'pem', keystoreFile: 'keystore.pem' });
+
+const starters = {
+  origin: () => startOrigin(),
+  https: startHttps,
+  before: () => startOrigin(),
+  node: startNode,
+  fastify: startFastify,
+};
 const start = starters[kind];
 if (start === undefined) {
-  console.error('usage: echo-servers.mjs origin|node|fastify');
+  console.error('usage: echo-servers.mjs origin|https|node|fastify|before');
   process.exit(2);
 }
 const port = await start();

@@ -6,15 +6,20 @@
 // IPC before and after each measured load, divided by the requests completed): it does not depend on how fast
 // the load generator is. Loopback only, bounded in time.
 //
+// The `https` server is the same origin serving HTTPS (TLS 1.3, a 2048-bit RSA certificate made with openssl at
+// start) to the same keep-alive connections; its CPU per request is compared with the plain origin's.
+//
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
-// for the before/after figure of one change), BENCH_SERVERS (which of node,fastify,before to run beside the
-// origin; all by default).
+// for the before/after figure of one change), BENCH_SERVERS (which of https,node,fastify,before to run
+// beside the origin; all by default, before only with BENCH_BEFORE_DIST).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -26,14 +31,18 @@ const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Numbe
 
 const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
 
-type Kind = 'origin' | 'node' | 'fastify' | 'before';
+type Kind = 'origin' | 'https' | 'node' | 'fastify' | 'before';
 const SERVERS = process.env.BENCH_SERVERS?.split(',');
 const KINDS: readonly Kind[] = (
-  BEFORE_DIST ? (['origin', 'node', 'fastify', 'before'] as const) : (['origin', 'node', 'fastify'] as const)
+  BEFORE_DIST
+    ? (['origin', 'https', 'node', 'fastify', 'before'] as const)
+    : (['origin', 'https', 'node', 'fastify'] as const)
 ).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
+/** HTTPS costs at most this many times plain HTTP's CPU per request on keep-alive connections (issue 13). */
+const HTTPS_CPU_MAX = 1.3;
 
 /** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
-const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin'>; max: number }[] = [
+const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin' | 'https'>; max: number }[] = [
   { metric: 'cpu', against: 'node', max: 1.15 },
   { metric: 'cpu', against: 'fastify', max: 1.0 },
   { metric: 'p99', against: 'node', max: 1.25 },
@@ -65,6 +74,33 @@ function pinSelf(core: number): boolean {
 
 const pinned = availableParallelism() >= 2 && pinSelf(1);
 
+/** A key and a certificate for 127.0.0.1 in one PEM file, `keystore.pem`, for the https server. */
+function makeTlsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'key.pem',
+      '-out',
+      'cert.pem',
+      '-days',
+      '1',
+    ].concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']),
+    { cwd: dir, stdio: 'ignore' },
+  );
+  const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
+  writeFileSync(join(dir, 'keystore.pem'), read('key.pem') + read('cert.pem'));
+  return dir;
+}
+const tlsDir = KINDS.includes('https') ? makeTlsDir() : undefined;
+const tlsCa = tlsDir === undefined ? undefined : readFileSync(join(tlsDir, 'cert.pem'), 'utf8');
+
 interface Server {
   readonly child: ChildProcess;
   readonly port: number;
@@ -76,7 +112,12 @@ async function startServer(kind: Kind): Promise<Server> {
   const [command, args] = pinned
     ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
-  const env = kind === 'before' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
+  const env =
+    kind === 'before'
+      ? { ...process.env, BENCH_DIST: BEFORE_DIST }
+      : kind === 'https'
+        ? { ...process.env, BENCH_TLS_DIR: tlsDir }
+        : process.env;
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
@@ -100,10 +141,12 @@ interface Measured {
   errors: number;
 }
 
-async function load(server: Server, body: string, seconds = SECONDS): Promise<Measured> {
+async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measured> {
+  const server = servers[kind];
   const cpuBefore = await cpuOf(server);
   const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}/bench`,
+    url: `${kind === 'https' ? 'https' : 'http'}://127.0.0.1:${server.port}/bench`,
+    ...(kind === 'https' ? { tlsOptions: { ca: tlsCa } } : {}),
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json' },
@@ -131,17 +174,18 @@ const results = new Map<number, Record<Kind, Measured[]>>();
 try {
   for (const count of RECORD_COUNTS) {
     const body = bodyOf(count);
-    const rounds: Record<Kind, Measured[]> = { origin: [], node: [], fastify: [], before: [] };
+    const rounds: Record<Kind, Measured[]> = { origin: [], https: [], node: [], fastify: [], before: [] };
     results.set(count, rounds);
-    for (const kind of KINDS) await load(servers[kind], body, Math.min(2, SECONDS)); // warm-up
+    for (const kind of KINDS) await load(kind, body, Math.min(2, SECONDS)); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       // Rotate the order every round, so that no server always runs first or right after another.
       const order = KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]!);
-      for (const kind of order) rounds[kind].push(await load(servers[kind], body));
+      for (const kind of order) rounds[kind].push(await load(kind, body));
     }
   }
 } finally {
   for (const kind of KINDS) servers[kind].child.kill('SIGTERM');
+  if (tlsDir !== undefined) rmSync(tlsDir, { recursive: true, force: true });
 }
 
 const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
@@ -170,7 +214,9 @@ for (const [count, rounds] of results) {
   // Each round measures every server back to back, so the ratio of one round is little touched by the slow
   // drift of a shared machine; the median of those paired ratios is the figure that counts.
   for (const metric of ['cpu', 'p99', 'rps'] as const) {
-    for (const against of KINDS.filter((kind): kind is Exclude<Kind, 'origin'> => kind !== 'origin')) {
+    for (const against of KINDS.filter(
+      (kind): kind is Exclude<Kind, 'origin' | 'https'> => kind !== 'origin' && kind !== 'https',
+    )) {
       const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
       const target = TARGETS.find((t) => t.metric === metric && t.against === against);
       const met = target === undefined || median(ratios) <= target.max;
@@ -181,6 +227,19 @@ for (const [count, rounds] of results) {
           `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
       );
     }
+  }
+  if (KINDS.includes('https')) {
+    // The cost of TLS on keep-alive connections: the HTTPS origin against the plain one, paired by round. The
+    // target is for the 1-record body, where the fixed cost per request shows most.
+    const ratios = rounds.https.map((run, i) => run.cpu / rounds.origin[i]!.cpu);
+    const met = count !== 1 || median(ratios) <= HTTPS_CPU_MAX;
+    allMet &&= met;
+    const verdict = count === 1 ? `target ≤ ${HTTPS_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}` : '';
+    console.log(
+      `  https/origin   cpu ${median(ratios).toFixed(2)}x ` +
+        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
+    );
+    if (rounds.https.some((run) => run.errors > 0)) allMet = false;
   }
   console.log('');
 }
