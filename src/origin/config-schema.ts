@@ -193,6 +193,14 @@ function httpSchema(): JsonSchema {
       false,
       '(addition) Copy the `Authorization` and `Proxy-Authorization` request headers into record header attributes. Off keeps credentials out of records.',
     ),
+    copyApplicationIdHeader: bool(
+      false,
+      '(addition) Copy the application ID request header `X-ENGINE-APPLICATION-ID` into record header attributes. Off keeps the application ID, a shared secret, out of records.',
+    ),
+    copyCookieHeaders: bool(
+      false,
+      '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
+    ),
   });
 }
 
