@@ -133,7 +133,7 @@ export const ERROR_TABLE = {
     category: 'lifecycle',
     httpStatus: 500,
     message:
-      "http.keytabFile '{path}' differs from '{other}', which another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
+      "http.keytabFile '{path}' differs from the keytab '{other}' that another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
   },
 
   // Rejections of a request before it reaches the pipeline.
