@@ -286,3 +286,38 @@ describe('secrecy of basic-authentication passwords', () => {
     expect(everything).not.toContain('Pa55-w0rd');
   });
 });
+
+describe('mutual TLS with basic authentication', () => {
+  it('needs both: the verified certificate and the credentials, and the record carries both', async () => {
+    const started = await startHttpsOrigin(
+      material,
+      {
+        tls: {
+          requireClientAuthentication: true,
+          truststoreType: 'pem',
+          truststoreFile: material.files.pemTruststore,
+          basicAuthenticationUsers: USERS,
+        },
+      },
+      {
+        pipeline: (batch) => {
+          records = batch.records;
+          new SendResponse().write(batch);
+        },
+      },
+    );
+    stops.push(started.stop);
+    expect(started.origin.describe()).toMatchObject({ tls: true, mutualTls: true, authentication: 'basic' });
+    const trusted = httpsAgent(material, 'trusted');
+    stops.push(() => trusted.destroy());
+    const noCredentials = await sendHttps(started.url, trusted, { body: '{}' });
+    expect(noCredentials.status).toBe(401);
+    const both = await sendHttps(started.url, trusted, {
+      body: '{}',
+      headers: { authorization: basic('alice', PASSWORD) },
+    });
+    expect(both.status).toBe(200);
+    expect(records[0]?.header.getAttribute('tlsClientSubject')).toBe('CN=client one,OU=Clients,O=Test');
+    expect(records[0]?.header.getAttribute('authenticatedUser')).toBe('alice');
+  });
+});

@@ -1,6 +1,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { makeTlsMaterial } from '../tls/tls-material';
 import { startKdc, type KerberosClientEnv, type TestKdc } from './test-kdc';
 
 // Kerberos with SPNEGO against a real MIT KDC (krb5kdc, kdb5_util, kadmin.local) and real clients (kinit, curl
@@ -82,7 +83,8 @@ async function startOriginProcess(config: object, stopAfterTest = true): Promise
     const started = lines.find((line) => line['event'] === 'start' || line['event'] === 'failed');
     if (started) {
       const port = started['url'] === undefined ? 0 : new URL(String(started['url'])).port;
-      return { child, lines, started, url: `http://localhost:${port}/` };
+      const scheme = started['url'] === undefined ? 'http:' : new URL(String(started['url'])).protocol;
+      return { child, lines, started, url: `${scheme}//localhost:${port}/` };
     }
     if (child.exitCode !== null) throw new Error(`the origin process exited: ${stderr}`);
     await Promise.race([once(child.stdout!, 'data'), once(child, 'exit')]);
@@ -222,6 +224,42 @@ describe('Kerberos with SPNEGO', () => {
     );
     expect(admitted.status).toBe(200);
   }, 30_000);
+
+  it('over TLS ignores the basic-authentication users: valid basic credentials get 401 Negotiate', async () => {
+    const material = makeTlsMaterial();
+    try {
+      const origin = await startOriginProcess(
+        spnegoConfig(
+          {},
+          {
+            general: { name: 'kerberized', resourcesDirectory: material.dir },
+            tls: {
+              useTls: true,
+              keystoreType: 'pem',
+              keystoreFile: material.files.pemKeystore,
+              basicAuthenticationUsers: [{ user: 'alice', password: 'basic-secret' }],
+            },
+          },
+        ),
+      );
+      expect(origin.started).toMatchObject({
+        description: {
+          tls: true,
+          authentication: 'spnego',
+          ignored: ['tls.basicAuthenticationUsers are ignored: Kerberos with SPNEGO is on'],
+        },
+      });
+      const cacert = ['--cacert', material.path('ca.pem')];
+      const basic = await curl(origin.url, [...cacert, '-u', 'alice:basic-secret']);
+      expect(basic.status).toBe(401);
+      expect(header(basic, 'WWW-Authenticate')).toBe('Negotiate');
+      const client = await kdc.kinit('alice', kdc.realm);
+      const negotiated = await curl(origin.url, [...cacert, '--negotiate', '-u', ':'], client);
+      expect(negotiated.status).toBe(200);
+    } finally {
+      material.remove();
+    }
+  }, 60_000);
 
   it('puts KRB5_KTNAME back as it was when the origin closes', async () => {
     const origin = await startOriginProcess(spnegoConfig());
