@@ -166,6 +166,8 @@ async function loadKerberosAddon(): Promise<KerberosAddon> {
   }
 }
 
+/** The message of what was thrown (an error from another realm, such as a vm context, is no `instanceof Error`). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
 }

@@ -6,8 +6,11 @@ import { CLIENT_CERTIFICATE_ATTRIBUTES } from '../tls/client-certificate';
 export interface RequestAttributeOptions {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes; off by default in the config. */
   readonly copyAuthorizationHeaders: boolean;
-  /** Copy the application ID header `X-ENGINE-APPLICATION-ID`; off when absent (and by default in the config). */
-  readonly copyApplicationIdHeader?: boolean;
+  /**
+   * Copy the application ID: the `X-ENGINE-APPLICATION-ID` header, and the `engineApplicationId` parameter in
+   * `queryString`. Off when absent (and by default in the config).
+   */
+  readonly copyApplicationId?: boolean;
   /** Copy `Cookie`; off when absent (and by default in the config). */
   readonly copyCookieHeaders?: boolean;
   /**
@@ -40,6 +43,7 @@ const FIXED_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 const AUTHORIZATION_HEADERS = ['authorization', 'proxy-authorization'];
 const APPLICATION_ID_HEADER = 'x-engine-application-id';
+const APPLICATION_ID_PARAMETER = 'engineApplicationId';
 const COOKIE_HEADER = 'cookie';
 /** The names a request header is dropped under, by which credential headers are copied (8 sets, made once). */
 const DROPPED_BY_OPTIONS = new Map<number, ReadonlySet<string>>();
@@ -51,7 +55,7 @@ const DROPPED_BY_OPTIONS = new Map<number, ReadonlySet<string>>();
 function droppedHeaders(options: RequestAttributeOptions): ReadonlySet<string> {
   const key =
     (options.copyAuthorizationHeaders ? 1 : 0) |
-    (options.copyApplicationIdHeader === true ? 2 : 0) |
+    (options.copyApplicationId === true ? 2 : 0) |
     (options.copyCookieHeaders === true ? 4 : 0);
   let dropped = DROPPED_BY_OPTIONS.get(key);
   if (dropped === undefined) {
@@ -75,7 +79,8 @@ const LINEAR_SEARCH_MAX = 16;
  * - `method`: the request method as sent;
  * - `path`: the URL path as sent (not percent-decoded), `/` for the root; for an absolute-form target
  *   (`http://host/a`, as sent to proxies) the part after the authority;
- * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none;
+ * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none; without its
+ *   `engineApplicationId` parameters unless `options.copyApplicationId`;
  * - `remoteHost`: the client IP address of the socket (an IPv4-mapped IPv6 address is given as plain IPv4;
  *   `X-Forwarded-For` is not consulted), `''` when the socket is gone;
  * - then one attribute per request header, named exactly as the client spelled it (the first spelling wins when
@@ -89,7 +94,7 @@ const LINEAR_SEARCH_MAX = 16;
  * `authenticationMethod` or `authenticatedUser` (in any case) is dropped: it cannot overwrite or forge those.
  * The credential headers are dropped unless their option copies them, so that credentials do not travel with
  * records: `Authorization` and `Proxy-Authorization` (`copyAuthorizationHeaders`), `X-ENGINE-APPLICATION-ID`
- * (`copyApplicationIdHeader`) and `Cookie` (`copyCookieHeaders`), in any case.
+ * (`copyApplicationId`) and `Cookie` (`copyCookieHeaders`), in any case.
  *
  * Runs once per request in time linear in the header count. The result is a new frozen object.
  */
@@ -97,7 +102,10 @@ export function requestAttributes(
   req: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
   options: RequestAttributeOptions,
 ): Readonly<Record<string, string>> {
-  const { path, queryString } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/');
+  const { path } = target;
+  const queryString =
+    options.copyApplicationId === true ? target.queryString : withoutApplicationId(target.queryString);
   const remoteAddress = 'remoteAddress' in options ? options.remoteAddress : req.socket?.remoteAddress;
   const attributes: Record<string, string> = {
     method: req.method ?? '',
@@ -145,6 +153,21 @@ export function requestAttributes(
     }
   }
   return Object.freeze(attributes);
+}
+
+/**
+ * `queryString` without its `engineApplicationId` parameters (the name compared after percent-decoding, as the
+ * application ID check reads it); the other parameters keep their raw form and order.
+ */
+function withoutApplicationId(queryString: string): string {
+  if (queryString === '' || (!queryString.includes('pplication') && !queryString.includes('%'))) {
+    return queryString;
+  }
+  const kept = queryString.split('&').filter((parameter) => {
+    const name = parameter.split('=', 1)[0]!;
+    return new URLSearchParams(`${name}=`).keys().next().value !== APPLICATION_ID_PARAMETER;
+  });
+  return kept.join('&');
 }
 
 /** The `remoteHost` attribute of a client address: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as IPv4. */

@@ -193,9 +193,9 @@ function httpSchema(): JsonSchema {
       false,
       '(addition) Copy the `Authorization` and `Proxy-Authorization` request headers into record header attributes. Off keeps credentials out of records.',
     ),
-    copyApplicationIdHeader: bool(
+    copyApplicationId: bool(
       false,
-      '(addition) Copy the application ID request header `X-ENGINE-APPLICATION-ID` into record header attributes. Off keeps the application ID, a shared secret, out of records.',
+      '(addition) Copy the application ID into record header attributes: the `X-ENGINE-APPLICATION-ID` request header, and the `engineApplicationId` parameter in the `queryString` attribute. Off keeps the application ID, a shared secret, out of records.',
     ),
     copyCookieHeaders: bool(
       false,

@@ -54,7 +54,7 @@ export interface HttpConfig {
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
-  readonly copyApplicationIdHeader: boolean;
+  readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
 }
 

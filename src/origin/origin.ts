@@ -153,7 +153,7 @@ export class Origin {
       inFlight: this.#inFlight,
       attributeSources: {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
-        copyApplicationIdHeader: http.copyApplicationIdHeader,
+        copyApplicationId: http.copyApplicationId,
         copyCookieHeaders: http.copyCookieHeaders,
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },

@@ -10,7 +10,7 @@ export interface RequestAttributeSources {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes. */
   readonly copyAuthorizationHeaders: boolean;
   /** Copy the application ID header into the attributes. */
-  readonly copyApplicationIdHeader: boolean;
+  readonly copyApplicationId: boolean;
   /** Copy `Cookie` into the attributes. */
   readonly copyCookieHeaders: boolean;
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
@@ -75,7 +75,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   get headers(): HeaderAttributes {
     return (this.#attributes ??= requestAttributes(this.#message, {
       copyAuthorizationHeaders: this.#sources.copyAuthorizationHeaders,
-      copyApplicationIdHeader: this.#sources.copyApplicationIdHeader,
+      copyApplicationId: this.#sources.copyApplicationId,
       copyCookieHeaders: this.#sources.copyCookieHeaders,
       verified: this.#verified,
       identity: this.identity,

@@ -155,7 +155,7 @@ describe('requestAttributes', () => {
     expect(cookies.attributes.cookie).toBe('s=secret');
     expect(cookies.keys).not.toContain('X-Engine-Application-Id');
 
-    options = { copyAuthorizationHeaders: false, copyApplicationIdHeader: true };
+    options = { copyAuthorizationHeaders: false, copyApplicationId: true };
     const ids = await rawRequest(head);
     expect(ids.attributes['X-Engine-Application-Id']).toBe('id-secret');
     expect(ids.keys).not.toContain('cookie');

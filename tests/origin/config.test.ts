@@ -78,7 +78,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     keepAliveTimeoutMs: 5000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
-    copyApplicationIdHeader: false,
+    copyApplicationId: false,
     copyCookieHeaders: false,
   },
   dataFormat: {
@@ -599,7 +599,7 @@ describe('buildConfigSchema', () => {
       'queueTimeoutMs',
       'responseTimeoutMs',
       'copyAuthorizationHeaders',
-      'copyApplicationIdHeader',
+      'copyApplicationId',
       'copyCookieHeaders',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
