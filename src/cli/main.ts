@@ -79,6 +79,7 @@ async function serve(resolved: OriginConfig, runnerIdleTimeMs: number | undefine
   });
   const url = await origin.start();
   console.log(`rest-origin: '${origin.config.general.name}' listening at ${url}`);
+  console.log(`rest-origin: ${describeSecurity(origin)}`);
   const shutdown = (signal: string): void => {
     console.log(`rest-origin: ${signal} received, closing`);
     void origin.close({ timeoutMs: 10_000 });
@@ -86,6 +87,16 @@ async function serve(resolved: OriginConfig, runnerIdleTimeMs: number | undefine
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return origin;
+}
+
+/** The combination of TLS, authentication and application IDs in force, in one line without any secret. */
+function describeSecurity(origin: Origin): string {
+  const { tls, mutualTls, authentication, applicationIds, ignored } = origin.describe();
+  const ids = { none: 'none', header: 'in the header', headerOrUrl: 'in the header or the URL' }[
+    applicationIds
+  ];
+  const line = `TLS ${tls ? 'on' : 'off'}, mutual TLS ${mutualTls ? 'on' : 'off'}, authentication ${authentication}, application IDs ${ids}`;
+  return ignored.length === 0 ? line : `${line} (${ignored.join('; ')})`;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
@@ -50,6 +51,8 @@ export interface RequestContext {
   readonly config: OriginConfig;
   /** How every request body is read: limit and parser factory, decided once per origin. */
   readonly body: BodyPlan;
+  /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
+  readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
   readonly runners: RunnerPool;
@@ -71,8 +74,8 @@ export interface RequestContext {
 }
 
 /**
- * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing, application ID,
- * encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
+ * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
  * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
  * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
  * needs no promise.
@@ -96,6 +99,7 @@ export function serveRequest(
 }
 
 const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * One request on its way through the path. Each step is a method that either goes on to the next (directly, or
@@ -114,6 +118,8 @@ class ServedRequest implements SlotWaiter {
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
+  /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
+  #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
   #finished = false;
 
@@ -143,14 +149,55 @@ class ServedRequest implements SlotWaiter {
         remoteHost: info.remoteHost,
       });
     }
+    const { method } = info;
+    if (REFUSED_METHODS.has(method)) {
+      return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
+    }
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    // Without authentication (the common case) the request goes on with no outcome object and no promise.
+    const { authenticator } = ctx;
+    if (authenticator === undefined) return this.authorized();
+    this.#authenticate(authenticator);
+  }
+
+  /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
+  authorized(): void {
+    const ctx = this.#ctx;
     try {
-      this.#codings = refuseEarly(ctx, this.#req, info);
+      this.#codings = refuseEarly(ctx, this.#req, this.#info);
     } catch (error) {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
     if (release) return this.granted(release);
     ctx.admission.wait(this);
+  }
+
+  /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
+  authenticated(outcome: AuthenticationOutcome): void {
+    if (!outcome.ok) {
+      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      return this.fail(outcome.error);
+    }
+    this.#info.identity = outcome.identity;
+    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    // The origin may have begun to close while an asynchronous authenticator worked.
+    if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.authorized();
+  }
+
+  #authenticate(authenticator: Authenticator): void {
+    let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+    try {
+      outcome = authenticator.authenticate(this.#req);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (!(outcome instanceof Promise)) return this.authenticated(outcome);
+    outcome.then(
+      (settled) => this.authenticated(settled),
+      (error: unknown) => this.fail(error),
+    );
   }
 
   /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
@@ -220,7 +267,7 @@ class ServedRequest implements SlotWaiter {
   answer(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
     try {
-      send(ctx, this.#res, rendered, {});
+      send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
@@ -254,6 +301,7 @@ class ServedRequest implements SlotWaiter {
       requestId: this.#info.requestId,
       bodyRead: this.#bodyRead,
       startedAt: this.#startedAt,
+      headers: this.#replyHeaders,
     });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
     this.finish();
@@ -280,10 +328,16 @@ export function refuse(
   req: IncomingMessage,
   res: ServerResponse,
   error: OriginError,
-  request: { requestId: string; bodyRead: boolean; startedAt: number },
+  request: {
+    requestId: string;
+    bodyRead: boolean;
+    startedAt: number;
+    /** Headers the answer carries besides those of the status (`WWW-Authenticate`). */
+    headers?: Readonly<Record<string, string>>;
+  },
 ): void {
   const rendered = ctx.renderer.rejection(error.httpStatus, error.describe());
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...request.headers };
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
@@ -302,11 +356,11 @@ export function refuse(
   }
 }
 
-/** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
+/**
+ * The refusals after authentication that need no body byte; returns the request's Content-Encoding, read once
+ * here.
+ */
 function refuseEarly(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): ContentCoding[] {
-  const { method } = info;
-  if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
-  if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
   checkApplicationId(ctx, req, info);
   const codings = checkContentEncoding(req.headers['content-encoding']);
   const { limit } = ctx.body;

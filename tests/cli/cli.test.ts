@@ -46,6 +46,9 @@ it('serves a config file with the echo pipeline and closes gracefully on SIGTERM
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   expect(code).toBe(0);
+  expect(output().stdout).toContain(
+    'rest-origin: TLS off, mutual TLS off, authentication none, application IDs none\n',
+  );
   expect(output().stdout).toContain('SIGTERM received, closing');
 });
 

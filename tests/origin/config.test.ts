@@ -78,6 +78,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     keepAliveTimeoutMs: 5000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
+    copyApplicationId: false,
+    copyCookieHeaders: false,
   },
   dataFormat: {
     format: 'lines',
@@ -597,6 +599,8 @@ describe('buildConfigSchema', () => {
       'queueTimeoutMs',
       'responseTimeoutMs',
       'copyAuthorizationHeaders',
+      'copyApplicationId',
+      'copyCookieHeaders',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
