@@ -150,6 +150,11 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The client closed the connection before the request body was complete.',
   },
+  ORIGIN_HTTP_TOO_MANY_RECORDS: {
+    category: 'limit',
+    httpStatus: 413,
+    message: 'The request body holds more than maxRecordsPerRequest {limit} records (failures included).',
+  },
   ORIGIN_HTTP_OVERLOADED: {
     category: 'limit',
     httpStatus: 503,
@@ -159,6 +164,12 @@ export const ERROR_TABLE = {
     category: 'limit',
     httpStatus: 503,
     message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
+  },
+  ORIGIN_HTTP_LOW_MEMORY: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
   },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',

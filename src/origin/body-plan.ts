@@ -14,6 +14,8 @@ export interface BodyPlan {
   readonly limit: { readonly maxRequestBytes: number; readonly limitMb: number };
   /** The body reader's options for a body without Content-Encoding: made once, used by nearly every request. */
   readonly unencoded: BodyReadOptions;
+  /** `http.maxRecordsPerRequest`: records and failures one body may yield before its parse is stopped (413). */
+  readonly maxRecords: number;
   /** Makes the parser of one request body. */
   readonly createParser: (source: ParseSource) => Parser;
   /** The state formats keep per origin (NetFlow v9 templates), shared by every request's {@link ParseSource}. */
@@ -38,5 +40,11 @@ export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan 
             maxDecodedBytes: maxRequestBytes,
           });
   const limit = { maxRequestBytes, limitMb };
-  return { limit, unencoded: { ...limit, codings: [] }, createParser, originState: new Map() };
+  return {
+    limit,
+    unencoded: { ...limit, codings: [] },
+    maxRecords: config.http.maxRecordsPerRequest,
+    createParser,
+    originState: new Map(),
+  };
 }

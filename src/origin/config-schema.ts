@@ -137,6 +137,18 @@ function httpSchema(): JsonSchema {
       100000,
       'Max Request Size (MB): the largest request body processed, in MB of 10^6 bytes, checked on the body as received and again after Content-Encoding is decoded. A larger body is answered 413.',
     ),
+    maxRecordsPerRequest: integer(
+      1_000_000,
+      1,
+      undefined,
+      '(addition) The most records (parse failures included) one request body may hold; counted while the body is parsed, which stops at the first record beyond it: the request is answered 413 and nothing reaches the pipeline. Bounds the memory of a body of tiny values (100 MB of `{}` is 50 million records).',
+    ),
+    maxHeapUsagePercent: integer(
+      85,
+      1,
+      100,
+      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent of its limit used; a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
+    ),
     useKerberosWithSpnego: bool(
       false,
       'Use Kerberos with SPNEGO Authentication: clients authenticate with Kerberos over HTTP (`Authorization: Negotiate`); a request without a valid ticket is answered 401. Ignored when gateway authentication is on; when on, basicAuthenticationUsers are ignored.',

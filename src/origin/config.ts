@@ -40,6 +40,10 @@ export interface HttpConfig {
   readonly maxConcurrentRequests: number;
   /** MB of 10^6 bytes, 1..100000. */
   readonly maxRequestSizeMb: number;
+  /** Records (failures included) one body may hold (addition). */
+  readonly maxRecordsPerRequest: number;
+  /** 1..100; 100 = no heap check (addition). */
+  readonly maxHeapUsagePercent: number;
   readonly useKerberosWithSpnego: boolean;
   /** The three Kerberos keys are non-empty when `useKerberosWithSpnego`. */
   readonly kerberosRealm: string;

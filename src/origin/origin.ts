@@ -16,6 +16,7 @@ import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
+import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
@@ -110,6 +111,7 @@ export class Origin {
       body,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {

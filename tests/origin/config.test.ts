@@ -67,6 +67,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     applicationIdInUrl: false,
     maxConcurrentRequests: 10,
     maxRequestSizeMb: 100,
+    maxRecordsPerRequest: 1_000_000,
+    maxHeapUsagePercent: 85,
     useKerberosWithSpnego: false,
     kerberosRealm: '',
     httpSpnegoPrincipal: '',
