@@ -150,6 +150,12 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The client closed the connection before the request body was complete.',
   },
+  ORIGIN_HTTP_BODY_TIMEOUT: {
+    category: 'limit',
+    httpStatus: 408,
+    message:
+      'The request body arrived too slowly: {bytes} bytes in {elapsedMs} ms, beyond bodyReadTimeoutMs {timeoutMs} plus one second per minBodyBytesPerSecond {minBytesPerSecond} bytes received.',
+  },
   ORIGIN_HTTP_TOO_MANY_RECORDS: {
     category: 'limit',
     httpStatus: 413,

@@ -187,7 +187,25 @@ function httpSchema(): JsonSchema {
       300000,
       1,
       MAX_TIMER_MS,
-      '(addition) How long a client may take to send the whole request (headers and body), in milliseconds; then the connection is closed.',
+      "(addition) How long a client may take to send the whole request (headers and body), in milliseconds (Node's `server.requestTimeout`); then it is answered 408 and the connection is closed.",
+    ),
+    headersTimeoutMs: integer(
+      20000,
+      1,
+      MAX_TIMER_MS,
+      "(addition) How long a client may take to send the request line and headers, in milliseconds (Node's `server.headersTimeout`, at most requestTimeoutMs); then it is answered 408 and the connection is closed. Guards against slowloris clients, which hold a connection but no request slot.",
+    ),
+    bodyReadTimeoutMs: integer(
+      20000,
+      0,
+      MAX_TIMER_MS,
+      '(addition) How long a request body may take to arrive beyond what its bytes earn at minBodyBytesPerSecond, in milliseconds, counted from when the request gets its slot: a body that falls behind is answered 408 and its slot freed. 0: no body timeout (requestTimeoutMs still applies).',
+    ),
+    minBodyBytesPerSecond: integer(
+      500,
+      0,
+      undefined,
+      '(addition) Every this many body bytes received give the body one more second beyond bodyReadTimeoutMs (the rule of Apache mod_reqtimeout, `body=20,MinRate=500`): a client that keeps up this rate is never cut off by bodyReadTimeoutMs. 0: bodyReadTimeoutMs bounds the whole body.',
     ),
     keepAliveTimeoutMs: integer(
       5000,

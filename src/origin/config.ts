@@ -54,6 +54,11 @@ export interface HttpConfig {
   readonly queueTimeoutMs: number;
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** Capped at `requestTimeoutMs` when the server is made (addition). */
+  readonly headersTimeoutMs: number;
+  /** 0 = no body pace check (addition). */
+  readonly bodyReadTimeoutMs: number;
+  readonly minBodyBytesPerSecond: number;
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;

@@ -174,7 +174,11 @@ class ServedRequest implements SlotWaiter {
         ctx.heap,
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
-      const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+      const { pace } = ctx.body;
+      const options =
+        codings.length === 0
+          ? ctx.body.unencoded
+          : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);

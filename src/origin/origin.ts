@@ -178,6 +178,7 @@ export class Origin {
         host: http.host,
         port: http.port,
         requestTimeoutMs: http.requestTimeoutMs,
+        headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
         ...(tls === undefined ? {} : { tls }),
       });
