@@ -242,6 +242,18 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The XML record at byte {offset} nests elements deeper than maxNestingDepth {limit}.',
   },
+  ORIGIN_XML_TOO_MANY_ATTRIBUTES: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML element at line {line} has more than maxAttributesPerElement {limit} attributes; the rest of the body is not read.',
+  },
+  ORIGIN_XML_TOKEN_TOO_LONG: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML {token} at line {line} is longer than {limit} characters (the larger of maxTokenLengthChars and maxRecordLengthChars); the rest of the body is not read.',
+  },
   ORIGIN_XML_RECORD_TOO_LONG: {
     category: 'parse',
     httpStatus: 400,

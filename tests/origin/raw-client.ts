@@ -58,7 +58,7 @@ function parseAnswer(text: string): RawAnswer | undefined {
 }
 
 /**
- * Sends a request whose body is `pattern` repeated up to `bodyBytes`, written as fast as the server reads it
+ * Sends a request whose body is `prefix`, then `pattern` repeated up to `bodyBytes` in all, written as fast as the server reads it
  * (never held whole in memory), and stops writing as soon as an answer arrives or the connection closes.
  * Resolves with the answer and how many body bytes were written.
  */
@@ -67,6 +67,7 @@ export async function streamRequest(
   headers: Record<string, string | number>,
   bodyBytes: number,
   pattern: Buffer,
+  prefix: Buffer = Buffer.alloc(0),
 ): Promise<{ answer: RawAnswer | undefined; sentBytes: number }> {
   const socket = await rawConnection(url);
   const answered = answerOf(socket);
@@ -76,7 +77,8 @@ export async function streamRequest(
   socket.write(requestHead({ ...headers, 'Content-Length': bodyBytes }));
   const chunk = Buffer.alloc(Math.max(pattern.length, Math.floor(65_536 / pattern.length) * pattern.length));
   for (let i = 0; i < chunk.length; i += pattern.length) pattern.copy(chunk, i);
-  let sentBytes = 0;
+  socket.write(prefix);
+  let sentBytes = prefix.length;
   while (!stopped && sentBytes < bodyBytes) {
     const piece = chunk.subarray(0, Math.min(chunk.length, bodyBytes - sentBytes));
     sentBytes += piece.length;

@@ -1,8 +1,17 @@
+import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { HeapGuard } from '../../src/origin/heap-guard';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 import { streamRequest } from './raw-client';
 
 const MB = 1_000_000;
+
+const sendRecords = new SendResponse();
+const sendErrorRecords = SendResponse.forErrors({ statusCode: 400 });
+/** Answers parse failures (error records, decision 0017) with 400, as a pipeline's error handling would. */
+const answer400OnErrors: Pipeline = (batch) => {
+  sendRecords.write(batch);
+  sendErrorRecords.write(batch);
+};
 
 /** Resident memory now, in bytes, after a full collection when the test runs with --expose-gc. */
 function rss(): number {
@@ -116,5 +125,45 @@ describe('heap guard', () => {
     const off = new HeapGuard(100, read);
     expect(() => off.admit(0)).not.toThrow();
     expect(() => off.keepReading(0)).not.toThrow();
+  });
+});
+
+/** Issue 12, Found 6: XML whose cost is in one element or one skipped token. */
+describe('XML cost', () => {
+  let running: TestOrigin | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+
+  it('answers 400 to one element with 200,000 attributes (2.3 MB) without quadratic work', async () => {
+    running = await startOrigin(
+      { dataFormat: { format: 'xml', xml: { delimiterElement: 'r' } } },
+      answer400OnErrors,
+    );
+    const attributes = Array.from({ length: 200_000 }, (_, i) => ` a${i}="1"`).join('');
+    const answer = await send(running.url, { body: `<root><r${attributes}/></root>` });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('ORIGIN_XML_TOO_MANY_ATTRIBUTES');
+  });
+
+  it('answers 400 to a 50 MB comment before the delimiter element, with memory bounded', async () => {
+    running = await startOrigin(
+      { dataFormat: { format: 'xml', xml: { delimiterElement: 'r' } } },
+      answer400OnErrors,
+    );
+    const before = rss();
+    const bytes = 50 * MB;
+    const head = '<root><!--';
+    const { answer } = await streamRequest(
+      running.url,
+      { 'Content-Type': 'application/xml' },
+      bytes,
+      Buffer.from('x'.repeat(100)),
+      Buffer.from(head),
+    );
+    expect(answer?.status).toBe(400);
+    expect(answer?.body).toContain('ORIGIN_XML_TOKEN_TOO_LONG');
+    expect(rss() - before).toBeLessThan(400 * MB);
   });
 });
