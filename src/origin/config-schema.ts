@@ -137,6 +137,18 @@ function httpSchema(): JsonSchema {
       100000,
       'Max Request Size (MB): the largest request body processed, in MB of 10^6 bytes, checked on the body as received and again after Content-Encoding is decoded. A larger body is answered 413.',
     ),
+    maxRecordsPerRequest: integer(
+      1_000_000,
+      1,
+      undefined,
+      '(addition) The most records (parse failures included) one request body may hold; counted while the body is parsed, which stops at the first record beyond it: the request is answered 413 and nothing reaches the pipeline. Bounds the memory of a body of tiny values (100 MB of `{}` is 50 million records).',
+    ),
+    maxHeapUsagePercent: integer(
+      85,
+      1,
+      100,
+      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent of its limit used; a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
+    ),
     useKerberosWithSpnego: bool(
       false,
       'Use Kerberos with SPNEGO Authentication: clients authenticate with Kerberos over HTTP (`Authorization: Negotiate`); a request without a valid ticket is answered 401. Ignored when gateway authentication is on; when on, basicAuthenticationUsers are ignored.',
@@ -175,7 +187,25 @@ function httpSchema(): JsonSchema {
       300000,
       1,
       MAX_TIMER_MS,
-      '(addition) How long a client may take to send the whole request (headers and body), in milliseconds; then the connection is closed.',
+      "(addition) How long a client may take to send the whole request (headers and body), in milliseconds (Node's `server.requestTimeout`); then it is answered 408 and the connection is closed.",
+    ),
+    headersTimeoutMs: integer(
+      20000,
+      1,
+      MAX_TIMER_MS,
+      "(addition) How long a client may take to send the request line and headers, in milliseconds (Node's `server.headersTimeout`, at most requestTimeoutMs); then it is answered 408 and the connection is closed. Guards against slowloris clients, which hold a connection but no request slot.",
+    ),
+    bodyReadTimeoutMs: integer(
+      20000,
+      0,
+      MAX_TIMER_MS,
+      '(addition) How long a request body may take to arrive beyond what its bytes earn at minBodyBytesPerSecond, in milliseconds, counted from when the request gets its slot: a body that falls behind is answered 408 and its slot freed. 0: no body timeout (requestTimeoutMs still applies).',
+    ),
+    minBodyBytesPerSecond: integer(
+      500,
+      0,
+      undefined,
+      '(addition) Every this many body bytes received give the body one more second beyond bodyReadTimeoutMs (the rule of Apache mod_reqtimeout, `body=20,MinRate=500`): a client that keeps up this rate is never cut off by bodyReadTimeoutMs. 0: bodyReadTimeoutMs bounds the whole body.',
     ),
     keepAliveTimeoutMs: integer(
       5000,

@@ -24,6 +24,7 @@ import type { OriginConfig } from './config';
 import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
+import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
@@ -55,6 +56,8 @@ export interface RequestContext {
   readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
+  /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
+  readonly heap: HeapGuard;
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
@@ -164,7 +167,7 @@ class ServedRequest implements SlotWaiter {
   authorized(): void {
     const ctx = this.#ctx;
     try {
-      this.#codings = refuseEarly(ctx, this.#req, this.#info);
+      this.#codings = refuseEarly(ctx, this.#req, this.#info, this.#startedAt);
     } catch (error) {
       return this.fail(error);
     }
@@ -212,9 +215,17 @@ class ServedRequest implements SlotWaiter {
         remoteAddress: req.socket.remoteAddress,
         originState: ctx.body.originState,
       };
-      const parse = (this.#parse = new BodyParse(ctx.body.createParser(source)));
+      const parse = (this.#parse = new BodyParse(
+        ctx.body.createParser(source),
+        ctx.body.maxRecords,
+        ctx.heap,
+      ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
-      const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+      const { pace } = ctx.body;
+      const options =
+        codings.length === 0
+          ? ctx.body.unencoded
+          : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);
@@ -357,14 +368,20 @@ export function refuse(
 }
 
 /**
- * The refusals after authentication that need no body byte; returns the request's Content-Encoding, read once
- * here.
+ * The refusals after authentication that need no body byte (the heap check last, as it reads the heap); returns
+ * the request's Content-Encoding, read once here.
  */
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): ContentCoding[] {
+function refuseEarly(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  info: IncomingRequestInfo,
+  now: number,
+): ContentCoding[] {
   checkApplicationId(ctx, req, info);
   const codings = checkContentEncoding(req.headers['content-encoding']);
   const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+  ctx.heap.admit(now);
   return codings;
 }
 
@@ -420,9 +437,16 @@ const PARSE_WHOLE_MAX_BYTES = 1 << 20;
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
  * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
  * and arrays, most of which a small body never uses.
+ *
+ * The body's records and failures are counted as the parser yields them: one past `maxRecords` throws
+ * `ORIGIN_HTTP_TOO_MANY_RECORDS` (413) from {@link BodyParse.onChunk}, which stops the read, so a body of tiny
+ * values never gets to build all its records (decision 0040). A pushed chunk also asks the heap guard whether
+ * reading may go on.
  */
 class BodyParse {
   readonly #parser: Parser;
+  readonly #maxRecords: number;
+  readonly #heap: HeapGuard;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -432,9 +456,13 @@ class BodyParse {
   #gatheredBytes = 0;
   #records: ParsedRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
+  /** Records and failures so far. */
+  #yielded = 0;
 
-  constructor(parser: Parser) {
+  constructor(parser: Parser, maxRecords: number, heap: HeapGuard) {
     this.#parser = parser;
+    this.#maxRecords = maxRecords;
+    this.#heap = heap;
     this.#gathering = parser.parseAll !== undefined;
   }
 
@@ -446,6 +474,8 @@ class BodyParse {
       else (this.#more ??= []).push(chunk);
       return;
     }
+    // Only bodies past the whole-body size get here: small requests never pay for reading the heap.
+    this.#heap.keepReading(performance.now());
     if (this.#gathering) {
       this.#gathering = false;
       for (const early of this.#gathered()) this.#collect(this.#parser.push(early));
@@ -461,7 +491,11 @@ class BodyParse {
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
     if (this.#gathering && this.#parser.parseAll) {
       const more = this.#more;
-      return this.#parser.parseAll(more === undefined ? this.#first! : Buffer.concat(this.#gathered()));
+      const result = this.#parser.parseAll(
+        more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
+      );
+      this.#count(result);
+      return result;
     }
     this.#collect(this.#parser.end());
     return { records: this.#records ?? [], failures: this.#failures ?? [] };
@@ -472,7 +506,18 @@ class BodyParse {
     return this.#more === undefined ? [this.#first] : [this.#first, ...this.#more];
   }
 
+  #count(result: ParseResult): void {
+    this.#yielded += result.records.length + result.failures.length;
+    if (this.#yielded > this.#maxRecords) {
+      // What was kept is garbage now; dropping it here frees it before the 413 is even written.
+      this.#records = undefined;
+      this.#failures = undefined;
+      throw new OriginError('ORIGIN_HTTP_TOO_MANY_RECORDS', { limit: this.#maxRecords });
+    }
+  }
+
   #collect(result: ParseResult): void {
+    this.#count(result);
     if (result.records.length > 0) {
       const records = (this.#records ??= []);
       for (const record of result.records) records.push(record);

@@ -19,6 +19,7 @@ import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
+import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
@@ -139,6 +140,7 @@ export class Origin {
       authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {
@@ -225,6 +227,7 @@ export class Origin {
         host: http.host,
         port: http.port,
         requestTimeoutMs: http.requestTimeoutMs,
+        headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
         ...(tls === undefined ? {} : { tls }),
       });
