@@ -11,7 +11,7 @@ import {
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
-import { FINISHED_RUN, type RunnerPool } from '../pipeline/runner-pool';
+import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
@@ -441,17 +441,20 @@ function emptyPayloadRecord(): ParsedRecord {
  * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
  * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
  * without a promise or a tick, and without a deadline, which only a run still going when the pool returns
- * needs (no timer can fire during a synchronous run). Throws (rather than rejects) what the run failed with when
- * it failed at once.
+ * needs (no timer can fire during a synchronous run). A batch the pipeline finished is answered with its
+ * response even when the pipeline destroyed the origin meanwhile: it was processed (decision 0045). Throws
+ * (rather than rejects) what the run failed with when it failed at once.
  */
 function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
   const deadlines = ctx.runningBatches;
   // Destroyed before the batch started: it never reaches a runner.
   if (deadlines.abandonedWith) throw deadlines.abandonedWith;
   const controller = ctx.batchSignals.take();
+  // A pool that does not report starts may have started any batch: each counts as started from the outset.
+  const progress = new BatchProgress(ctx.runners.reportsStarts !== true);
   let running: Promise<void>;
   try {
-    running = ctx.runners.run(batch, controller.signal);
+    running = ctx.runners.run(batch, controller.signal, progress);
   } catch (error) {
     // A host's pool that throws instead of rejecting is a failed batch all the same.
     ctx.batchSignals.give(controller);
@@ -459,27 +462,53 @@ function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined 
   }
   if (running === FINISHED_RUN) {
     ctx.batchSignals.give(controller);
-    // The pipeline itself destroyed the origin: the answer is the one every running batch gets.
-    if (deadlines.abandonedWith) throw deadlines.abandonedWith;
     return undefined;
   }
-  return awaitRun(ctx, controller, running);
+  return awaitRun(ctx, controller, progress, running);
+}
+
+/**
+ * What the runner pool tells the origin about one batch: whether it reached the pipeline. One small object per
+ * batch, handed to `RunnerPool.run`.
+ */
+class BatchProgress implements RunProgress {
+  #started: boolean;
+
+  constructor(started: boolean) {
+    this.#started = started;
+  }
+
+  get hasStarted(): boolean {
+    return this.#started;
+  }
+
+  started(): void {
+    this.#started = true;
+  }
 }
 
 /**
  * Settles with the run, or rejects with the give-up (deadline, destroy) that comes first; settling twice is a
  * no-op. One promise rather than a race of two on every request.
  */
-function awaitRun(ctx: RequestContext, controller: AbortController, running: Promise<void>): Promise<void> {
+function awaitRun(
+  ctx: RequestContext,
+  controller: AbortController,
+  progress: BatchProgress,
+  running: Promise<void>,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const settle = (): void => {
       ctx.runningBatches.delete(clock);
       ctx.batchSignals.give(controller);
     };
     const clock = ctx.runningBatches.add((reason) => {
-      controller.abort(reason);
+      // Decided before the abort: a pool never starts a batch whose signal aborted (RunProgress), and nothing
+      // can start it between this line and the next.
+      const answer = giveUpAnswer(reason, progress.hasStarted, ctx.config.http.responseTimeoutMs);
+      controller.abort(answer);
       settle();
-      reject(reason);
+      reject(answer);
     });
     running.then(
       () => {
@@ -492,6 +521,18 @@ function awaitRun(ctx: RequestContext, controller: AbortController, running: Pro
       },
     );
   });
+}
+
+/**
+ * The answer to a batch the origin gives up on (decision 0045). A batch no runner took was withdrawn unprocessed:
+ * 503 with `Retry-After` (`ORIGIN_PIPELINE_NOT_STARTED` on timeout, `ORIGIN_HTTP_CLOSING` on destroy). A batch
+ * in the pipeline may have been processed: 504 without `Retry-After` (`ORIGIN_PIPELINE_TIMEOUT`,
+ * `ORIGIN_PIPELINE_ABANDONED`), so that a client does not resend it blindly.
+ */
+function giveUpAnswer(reason: OriginError, started: boolean, timeoutMs: number): OriginError {
+  const timedOut = reason.code === 'ORIGIN_PIPELINE_TIMEOUT';
+  if (started) return timedOut ? reason : new OriginError('ORIGIN_PIPELINE_ABANDONED');
+  return timedOut ? new OriginError('ORIGIN_PIPELINE_NOT_STARTED', { timeoutMs }) : reason;
 }
 
 function pipelineError(error: unknown): OriginError {
