@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCode } from '../errors/error-table';
+import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
@@ -282,7 +282,10 @@ export function refuse(
   error: OriginError,
   request: { requestId: string; bodyRead: boolean; startedAt: number },
 ): void {
-  const rendered = ctx.renderer.rejection(error.httpStatus, error.describe());
+  const rendered = ctx.renderer.rejection(
+    error.httpStatus,
+    ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
+  );
   const headers: Record<string, string> = {};
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
@@ -300,6 +303,28 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/**
+ * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an
+ * unexpected failure, a renderer's or validator's complaint about the pipeline's records): it may carry paths,
+ * queries or secrets, so a client gets it only with `httpResponse.sendErrorDetails` (decision 0046).
+ */
+const DETAIL_WITHHELD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'ORIGIN_PIPELINE_FAILED',
+  'ORIGIN_INTERNAL_ERROR',
+  'ORIGIN_RESPONSE_RENDER_FAILED',
+  'ORIGIN_RESPONSE_SCHEMA_INVALID',
+]);
+
+/**
+ * `"<CODE> - <message>"` as a client may see it: the message of a {@link DETAIL_WITHHELD} code has its detail
+ * replaced by the request's id, which the origin's `rejection` event carries beside the full message.
+ */
+function describeToClient(error: OriginError, requestId: string): string {
+  if (!DETAIL_WITHHELD.has(error.code)) return error.describe();
+  const params = { ...error.params, detail: `details withheld (request ${requestId})` };
+  return `${error.code} - ${formatMessage(ERROR_TABLE[error.code].message, params)}`;
 }
 
 /** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */

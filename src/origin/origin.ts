@@ -21,6 +21,7 @@ import { handleRequest, refuse, serveRequest, type RequestContext } from './hand
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
+import { reservedAttributeNames } from './reserved-attributes';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -124,6 +125,7 @@ export class Origin {
       inFlight: this.#inFlight,
       attributeSources: {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
+        reservedAttributes: reservedAttributeNames(formats),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',

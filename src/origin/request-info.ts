@@ -9,6 +9,8 @@ import type { RequestRecordSource } from '../record/data-record';
 export interface RequestAttributeSources {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes. */
   readonly copyAuthorizationHeaders: boolean;
+  /** Attribute names no request header may take (decision 0046); see `reservedAttributeNames`. */
+  readonly reservedAttributes?: { has(lowerCaseName: string): boolean };
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
   readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
 }
@@ -67,6 +69,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
       copyAuthorizationHeaders: this.#sources.copyAuthorizationHeaders,
       verified: this.#verified,
       remoteAddress: this.#remoteAddress,
+      reserved: this.#sources.reservedAttributes,
     }));
   }
 

@@ -115,6 +115,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     prettyFormat: true,
     validateSchema: false,
     xmlSchema: '',
+    sendErrorDetails: false,
   },
 };
 
