@@ -425,13 +425,26 @@ export const ERROR_TABLE = {
   },
   ORIGIN_PIPELINE_TIMEOUT: {
     category: 'pipeline',
-    httpStatus: 503,
-    message: 'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}.',
+    httpStatus: 504,
+    message:
+      'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_PIPELINE_STOPPED: {
     category: 'pipeline',
     httpStatus: 500,
     message: 'A record failed and onRecordError is stopPipeline, so the origin stops: {detail}.',
+  },
+  ORIGIN_PIPELINE_NOT_STARTED: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'No runner took the batch within responseTimeoutMs {timeoutMs}, so it was withdrawn before reaching the pipeline; retry later.',
+  },
+  ORIGIN_PIPELINE_ABANDONED: {
+    category: 'pipeline',
+    httpStatus: 504,
+    message:
+      'The origin was destroyed while the pipeline ran the batch; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_RUNNER_POOL_OPTION_INVALID: {
     category: 'config',

@@ -417,6 +417,10 @@ function httpResponseSchema(): JsonSchema {
       '',
       'XML Schema: the XSD text XML responses are validated against. Required when validateSchema is true.',
     ),
+    sendErrorDetails: bool(
+      false,
+      "(addition) Send Error Details: answer a failed batch (ORIGIN_PIPELINE_FAILED), an unexpected failure (ORIGIN_INTERNAL_ERROR) and a response that could not be rendered or validated (ORIGIN_RESPONSE_RENDER_FAILED, ORIGIN_RESPONSE_SCHEMA_INVALID) with the underlying error's message word for word. Off: the client gets the code, a generic text and the request ID; the message still reaches the origin's rejection event. Such messages can carry paths, queries or secrets.",
+    ),
   });
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
-import type { ErrorCode } from '../errors/error-table';
+import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
@@ -12,7 +12,7 @@ import {
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
-import { FINISHED_RUN, type RunnerPool } from '../pipeline/runner-pool';
+import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
@@ -347,7 +347,10 @@ export function refuse(
     headers?: Readonly<Record<string, string>>;
   },
 ): void {
-  const rendered = ctx.renderer.rejection(error.httpStatus, error.describe());
+  const rendered = ctx.renderer.rejection(
+    error.httpStatus,
+    ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
+  );
   const headers: Record<string, string> = { ...request.headers };
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
@@ -365,6 +368,28 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/**
+ * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an
+ * unexpected failure, a renderer's or validator's complaint about the pipeline's records): it may carry paths,
+ * queries or secrets, so a client gets it only with `httpResponse.sendErrorDetails` (decision 0046).
+ */
+const DETAIL_WITHHELD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'ORIGIN_PIPELINE_FAILED',
+  'ORIGIN_INTERNAL_ERROR',
+  'ORIGIN_RESPONSE_RENDER_FAILED',
+  'ORIGIN_RESPONSE_SCHEMA_INVALID',
+]);
+
+/**
+ * `"<CODE> - <message>"` as a client may see it: the message of a {@link DETAIL_WITHHELD} code has its detail
+ * replaced by the request's id, which the origin's `rejection` event carries beside the full message.
+ */
+function describeToClient(error: OriginError, requestId: string): string {
+  if (!DETAIL_WITHHELD.has(error.code)) return error.describe();
+  const params = { ...error.params, detail: `details withheld (request ${requestId})` };
+  return `${error.code} - ${formatMessage(ERROR_TABLE[error.code].message, params)}`;
 }
 
 /**
@@ -540,17 +565,20 @@ function emptyPayloadRecord(): ParsedRecord {
  * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
  * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
  * without a promise or a tick, and without a deadline, which only a run still going when the pool returns
- * needs (no timer can fire during a synchronous run). Throws (rather than rejects) what the run failed with when
- * it failed at once.
+ * needs (no timer can fire during a synchronous run). A batch the pipeline finished is answered with its
+ * response even when the pipeline destroyed the origin meanwhile: it was processed (decision 0045). Throws
+ * (rather than rejects) what the run failed with when it failed at once.
  */
 function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
   const deadlines = ctx.runningBatches;
   // Destroyed before the batch started: it never reaches a runner.
   if (deadlines.abandonedWith) throw deadlines.abandonedWith;
   const controller = ctx.batchSignals.take();
+  // A pool that does not report starts may have started any batch: each counts as started from the outset.
+  const progress = new BatchProgress(ctx.runners.reportsStarts !== true);
   let running: Promise<void>;
   try {
-    running = ctx.runners.run(batch, controller.signal);
+    running = ctx.runners.run(batch, controller.signal, progress);
   } catch (error) {
     // A host's pool that throws instead of rejecting is a failed batch all the same.
     ctx.batchSignals.give(controller);
@@ -558,27 +586,53 @@ function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined 
   }
   if (running === FINISHED_RUN) {
     ctx.batchSignals.give(controller);
-    // The pipeline itself destroyed the origin: the answer is the one every running batch gets.
-    if (deadlines.abandonedWith) throw deadlines.abandonedWith;
     return undefined;
   }
-  return awaitRun(ctx, controller, running);
+  return awaitRun(ctx, controller, progress, running);
+}
+
+/**
+ * What the runner pool tells the origin about one batch: whether it reached the pipeline. One small object per
+ * batch, handed to `RunnerPool.run`.
+ */
+class BatchProgress implements RunProgress {
+  #started: boolean;
+
+  constructor(started: boolean) {
+    this.#started = started;
+  }
+
+  get hasStarted(): boolean {
+    return this.#started;
+  }
+
+  started(): void {
+    this.#started = true;
+  }
 }
 
 /**
  * Settles with the run, or rejects with the give-up (deadline, destroy) that comes first; settling twice is a
  * no-op. One promise rather than a race of two on every request.
  */
-function awaitRun(ctx: RequestContext, controller: AbortController, running: Promise<void>): Promise<void> {
+function awaitRun(
+  ctx: RequestContext,
+  controller: AbortController,
+  progress: BatchProgress,
+  running: Promise<void>,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const settle = (): void => {
       ctx.runningBatches.delete(clock);
       ctx.batchSignals.give(controller);
     };
     const clock = ctx.runningBatches.add((reason) => {
-      controller.abort(reason);
+      // Decided before the abort: a pool never starts a batch whose signal aborted (RunProgress), and nothing
+      // can start it between this line and the next.
+      const answer = giveUpAnswer(reason, progress.hasStarted, ctx.config.http.responseTimeoutMs);
+      controller.abort(answer);
       settle();
-      reject(reason);
+      reject(answer);
     });
     running.then(
       () => {
@@ -591,6 +645,18 @@ function awaitRun(ctx: RequestContext, controller: AbortController, running: Pro
       },
     );
   });
+}
+
+/**
+ * The answer to a batch the origin gives up on (decision 0045). A batch no runner took was withdrawn unprocessed:
+ * 503 with `Retry-After` (`ORIGIN_PIPELINE_NOT_STARTED` on timeout, `ORIGIN_HTTP_CLOSING` on destroy). A batch
+ * in the pipeline may have been processed: 504 without `Retry-After` (`ORIGIN_PIPELINE_TIMEOUT`,
+ * `ORIGIN_PIPELINE_ABANDONED`), so that a client does not resend it blindly.
+ */
+function giveUpAnswer(reason: OriginError, started: boolean, timeoutMs: number): OriginError {
+  const timedOut = reason.code === 'ORIGIN_PIPELINE_TIMEOUT';
+  if (started) return timedOut ? reason : new OriginError('ORIGIN_PIPELINE_ABANDONED');
+  return timedOut ? new OriginError('ORIGIN_PIPELINE_NOT_STARTED', { timeoutMs }) : reason;
 }
 
 function pipelineError(error: unknown): OriginError {

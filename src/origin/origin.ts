@@ -25,6 +25,7 @@ import { handleRequest, refuse, serveRequest, type RequestContext } from './hand
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
+import { reservedAttributeNames } from './reserved-attributes';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -157,6 +158,7 @@ export class Origin {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
         copyApplicationId: http.copyApplicationId,
         copyCookieHeaders: http.copyCookieHeaders,
+        reservedAttributes: reservedAttributeNames(formats),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',

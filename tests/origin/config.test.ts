@@ -122,6 +122,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     prettyFormat: true,
     validateSchema: false,
     xmlSchema: '',
+    sendErrorDetails: false,
   },
 };
 
