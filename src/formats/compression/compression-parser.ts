@@ -58,7 +58,6 @@ export class CompressionParser implements Parser {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
   #decoded = 0;
-  #inputBytes = 0;
   /** Record index of the first record of the current entry. */
   #recordBase = 0;
   #stopped = false;
@@ -91,7 +90,6 @@ export class CompressionParser implements Parser {
     // fflate's zip reader may keep a view of its input between pushes; the caller may reuse its chunk.
     const own = new Uint8Array(chunk);
     this.#guard(() => this.#root.write(own));
-    this.#inputBytes += chunk.length;
     return this.#take();
   }
 
@@ -128,7 +126,9 @@ export class CompressionParser implements Parser {
           params,
           scope: 'stage',
           recordIndex: this.#recordBase,
-          byteOffset: this.#inputBytes,
+          // Where a container's fault shows depends on how its bytes were chunked (a decompressor reports it when
+          // fed, not where it starts); the whole input is refused, so the offset is the input's start.
+          byteOffset: 0,
           // The container's bytes are binary and say nothing readable; the message names the problem.
           excerpt: '',
           canContinue: false,
