@@ -8,7 +8,7 @@ import type {
   Parser,
 } from '../data-format';
 import { failure } from '../failure';
-import { ContainerError, type ByteSink, type OpenEntry } from './byte-sink';
+import { ContainerError, inBlocks, type ByteSink, type OpenEntry } from './byte-sink';
 import type { CompressionConfig, CompressionFormat } from './compression-options';
 import { entryAttributes, entryPatternMatcher } from './entry-pattern';
 import { TarReader, looksLikeTar } from './tar-reader';
@@ -82,14 +82,13 @@ export class CompressionParser implements Parser {
       archive: ['zip', 'tar'],
       compressedArchive: ['gzip', 'zip'],
     } as const;
-    this.#root = this.#detector(allowed[this.#mode], true);
+    this.#root = inBlocks(this.#detector(allowed[this.#mode], true), FEED_BYTES);
   }
 
   push(chunk: Uint8Array): ParseResult {
     if (this.#stopped || chunk.length === 0) return EMPTY;
-    // fflate's zip reader may keep a view of its input between pushes; the caller may reuse its chunk.
-    const own = new Uint8Array(chunk);
-    this.#guard(() => this.#root.write(own));
+    // The root copies what it keeps (inBlocks), so the caller may reuse its chunk.
+    this.#guard(() => this.#root.write(chunk));
     return this.#take();
   }
 
