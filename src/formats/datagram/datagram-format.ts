@@ -56,6 +56,7 @@ function createDatagramParser(config: DatagramFormatConfig, source: ParseSource)
       return createSyslogParser({
         charset: config.charset,
         ignoreControlCharacters: config.ignoreControlCharacters,
+        framing: config.syslogFraming,
       });
     case 'rawData':
       return new RawDataParser(config.charset, config.ignoreControlCharacters, config.rawDataSeparator);
