@@ -64,16 +64,61 @@ function attributeText(attributes: FieldAttributes | undefined): string {
   for (const key of Object.keys(attributes)) {
     // The XML parser's outputFieldAttributes names attributes `xmlAttr:<name>`; writing them back as `<name>`
     // makes an XML request echo as the same XML.
-    const name = key.startsWith('xmlAttr:') ? key.slice('xmlAttr:'.length) : key;
+    const name = attributeName(key);
     text += ` ${checkName(name, 'field attribute')}="${escapeText(attributes[key] ?? '')}"`;
   }
   return text;
 }
 
-/** Writes XML text; `indent` is `undefined` for compact output. */
+/** Namespaces whose prefix is fixed by convention, declared when a record uses them without a declaration. */
+const WELL_KNOWN_NAMESPACES: Readonly<Record<string, string>> = {
+  xsi: 'http://www.w3.org/2001/XMLSchema-instance',
+};
+
+/** The prefix of a qualified name, or `undefined` for an unprefixed one. */
+function prefixOf(name: string): string | undefined {
+  const colon = name.indexOf(':');
+  return colon < 0 ? undefined : name.slice(0, colon);
+}
+
+/** The name a field attribute is written under (the XML parser's `xmlAttr:<name>` is written as `<name>`). */
+function attributeName(key: string): string {
+  return key.startsWith('xmlAttr:') ? key.slice('xmlAttr:'.length) : key;
+}
+
+/** The prefixes an element's attributes declare (`xmlns:<prefix>`); `undefined` when none. */
+function declaredPrefixes(attributes: FieldAttributes | undefined): string[] | undefined {
+  if (attributes === undefined) return undefined;
+  let declared: string[] | undefined;
+  for (const key of Object.keys(attributes)) {
+    const name = attributeName(key);
+    if (!name.startsWith('xmlns:')) continue;
+    // Namespaces in XML 1.0 cannot undeclare a prefix.
+    if (attributes[key] === '') throw renderError(`namespace declaration '${name}' has an empty URI`);
+    (declared ??= []).push(name.slice('xmlns:'.length));
+  }
+  return declared;
+}
+
+/**
+ * Writes XML text; `indent` is `undefined` for compact output.
+ *
+ * Namespaces (docs/decisions/0057-xml-response-declares-every-prefix.md): every prefix an element or attribute
+ * name uses is declared. A prefix not declared by an `xmlns:<prefix>` field attribute of the element or an
+ * ancestor in the record is declared on the record's element, with the URI of the record's header attribute
+ * `xmlns:<prefix>` (the XML parser sets it for the namespaces in scope) or, for `xsi`, the XML Schema instance
+ * namespace; a prefix with neither fails the response.
+ */
 class XmlWriter {
   text = '';
   readonly #pretty: boolean;
+  /** Prefixes declared by each open element of the record being written, outermost first. */
+  readonly #scopes: (string[] | undefined)[] = [];
+  /** Prefixes the record uses without a declaration in scope. */
+  #undeclared: Set<string> | undefined;
+  /** Depth of the record's element, and where its start tags' attributes end (a LIST repeats the element). */
+  #recordDepth = -1;
+  #recordTagEnds: number[] = [];
 
   constructor(pretty: boolean) {
     this.#pretty = pretty;
@@ -81,6 +126,56 @@ class XmlWriter {
 
   #newline(depth: number): void {
     if (this.#pretty) this.text += '\n' + '  '.repeat(depth);
+  }
+
+  /** One record as element(s) called `name`, with declarations for the namespace prefixes it uses. */
+  record(name: string, record: DataRecord, depth: number): void {
+    this.#undeclared = undefined;
+    this.#recordDepth = depth;
+    this.#recordTagEnds = [];
+    this.field(name, record.value, depth);
+    this.#recordDepth = -1;
+    // field() fills it; TypeScript cannot see that through the call.
+    const undeclared = this.#undeclared as Set<string> | undefined;
+    if (undeclared === undefined) return;
+    let declarations = '';
+    for (const prefix of undeclared) {
+      const uri = record.header.getAttribute(`xmlns:${prefix}`) ?? WELL_KNOWN_NAMESPACES[prefix];
+      if (uri === undefined || uri === '') {
+        throw renderError(
+          `namespace prefix '${prefix}' is used but not declared: give the element an xmlns:${prefix} field attribute or the record an xmlns:${prefix} header attribute`,
+        );
+      }
+      declarations += ` xmlns:${prefix}="${escapeText(uri)}"`;
+    }
+    const ends = this.#recordTagEnds;
+    for (let i = ends.length - 1; i >= 0; i--) {
+      const at = ends[i] as number;
+      this.text = this.text.slice(0, at) + declarations + this.text.slice(at);
+    }
+  }
+
+  /** Notes the prefixes of an element's name and attribute names that no declaration in scope covers. */
+  #checkPrefixes(
+    name: string,
+    attributes: FieldAttributes | undefined,
+    declared: string[] | undefined,
+  ): void {
+    this.#checkPrefix(prefixOf(name), declared, name);
+    if (attributes === undefined) return;
+    for (const key of Object.keys(attributes)) {
+      const attribute = attributeName(key);
+      if (attribute !== 'xmlns' && !attribute.startsWith('xmlns:')) {
+        this.#checkPrefix(prefixOf(attribute), declared, attribute);
+      }
+    }
+  }
+
+  #checkPrefix(prefix: string | undefined, declared: string[] | undefined, name: string): void {
+    if (prefix === undefined || prefix === 'xml' || declared?.includes(prefix)) return;
+    if (prefix === 'xmlns') throw renderError(`name '${name}' uses the reserved prefix xmlns`);
+    for (const scope of this.#scopes) if (scope?.includes(prefix)) return;
+    (this.#undeclared ??= new Set()).add(prefix);
   }
 
   /** One field as element(s) called `name`: a LIST repeats the element, a MAP nests its members. */
@@ -95,6 +190,9 @@ class XmlWriter {
     }
     this.#newline(depth);
     const open = `<${checkName(name, 'field name')}${attributeText(attributes)}`;
+    const declared = declaredPrefixes(attributes);
+    this.#checkPrefixes(name, attributes, declared);
+    if (depth === this.#recordDepth) this.#recordTagEnds.push(this.text.length + open.length);
     if (value === null) {
       this.text += `${open}/>`;
       return;
@@ -114,7 +212,9 @@ class XmlWriter {
       return;
     }
     this.text += `${open}>`;
+    this.#scopes.push(declared);
     for (const [key, member] of members) this.field(key, member, depth + 1);
+    this.#scopes.pop();
     this.#newline(depth);
     this.text += `</${name}>`;
   }
@@ -151,8 +251,8 @@ function envelopeBody(
   const writer = new XmlWriter(pretty);
   writer.text = '<response>';
   writer.element('httpStatusCode', String(status), 1);
-  for (const record of data) writer.field('data', record.value, 1);
-  for (const record of errors) writer.field('error', record.value, 1);
+  for (const record of data) writer.record('data', record, 1);
+  for (const record of errors) writer.record('error', record, 1);
   if (errorMessage !== undefined) writer.element('errorMessage', errorMessage, 1);
   writer.close('response', 0);
   return writer.text;
@@ -162,7 +262,7 @@ function rawBody(records: readonly DataRecord[], pretty: boolean): string {
   if (records.length === 0) return '<records/>';
   const writer = new XmlWriter(pretty);
   writer.text = '<records>';
-  for (const record of records) writer.field('record', record.value, 1);
+  for (const record of records) writer.record('record', record, 1);
   writer.close('records', 0);
   return writer.text;
 }

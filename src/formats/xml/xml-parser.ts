@@ -211,7 +211,10 @@ export class XmlParser implements Parser {
       this.#recordTooDeep = false;
       this.#excerptHead = undefined;
       this.#recordPath = '/' + this.#names.slice(0, depth + 1).join('/');
-      this.#namespaces = this.#options.includeFieldXpaths ? new Map() : undefined;
+      // The namespaces in scope at the record element become record header attributes, so that a response
+      // writing the record's prefixed names can declare them (docs/decisions/0057-xml-response-declares-every-prefix.md).
+      this.#namespaces = new Map();
+      this.#addNamespaces(tag);
       this.#frames = [this.#frame(tag)];
     } else {
       this.#dropTo(this.#sax.position);
@@ -232,13 +235,17 @@ export class XmlParser implements Parser {
         map[declaration ? `ns|${name}` : `attr|${name}`] = value;
       }
     }
-    if (this.#namespaces) {
-      // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
-      for (const prefix in tag.ns) {
-        if (prefix !== 'xml' && prefix !== 'xmlns') this.#namespaces.set(prefix, tag.ns[prefix] ?? '');
-      }
-    }
+    if (this.#options.includeFieldXpaths) this.#addNamespaces(tag);
     return { name: tag.name, map, attributes, text: '', hasChildren: false };
+  }
+
+  #addNamespaces(tag: QualifiedTag): void {
+    const namespaces = this.#namespaces;
+    if (namespaces === undefined) return;
+    // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
+    for (const prefix in tag.ns) {
+      if (prefix !== 'xml' && prefix !== 'xmlns') namespaces.set(prefix, tag.ns[prefix] ?? '');
+    }
   }
 
   #addText(text: string): void {

@@ -20,9 +20,15 @@ describe('XML parser', () => {
     expect(result.records[0]?.attributes).toEqual({ xmlns: 'urn:d', 'xmlns:m': 'urn:m' });
   });
 
-  it('adds no header attributes without includeFieldXpaths', () => {
-    const result = parse({ delimiterElement: 'entry' }, '<feed xmlns:m="urn:m"><entry/></feed>');
-    expect(result.records[0]?.attributes).toBeUndefined();
+  it('adds header attributes only for the namespaces in scope at the record element without includeFieldXpaths', () => {
+    const result = parse(
+      { delimiterElement: 'entry' },
+      '<feed xmlns:m="urn:m"><entry><x:t xmlns:x="urn:x"/></entry></feed>',
+    );
+    expect(result.records[0]?.attributes).toEqual({ 'xmlns:m': 'urn:m' });
+    expect(
+      parse({ delimiterElement: 'entry' }, '<feed><entry/></feed>').records[0]?.attributes,
+    ).toBeUndefined();
   });
 
   it('never reads the file an external entity names', () => {
