@@ -80,7 +80,7 @@ function generalSchema(): JsonSchema {
     description: text('', 'Description: free text about the stage.'),
     resourcesDirectory: text(
       '',
-      "(addition) The engine's resources directory: relative paths of files the origin reads (tls.keystoreFile, tls.truststoreFile) resolve against it and may not lead outside it, after symbolic links are followed; absolute paths are used as they are. '' is the process's working directory.",
+      "(addition) The engine's resources directory: relative paths of files the origin reads (tls.keystoreFile, tls.truststoreFile, the imports of httpResponse.xmlSchema) resolve against it and may not lead outside it, after symbolic links are followed; absolute paths are used as they are. '' is the process's working directory.",
     ),
     onRecordError: oneOf(
       ON_RECORD_ERROR_VALUES,
@@ -377,7 +377,7 @@ function httpResponseSchema(): JsonSchema {
     ),
     xmlSchema: text(
       '',
-      'XML Schema: the XSD text XML responses are validated against. Required when validateSchema is true.',
+      'XML Schema: the XSD text XML responses are validated against. Required when validateSchema is true. Compiled at start(): a schema that does not compile is a ConfigError. Its imports and includes are read from files: a relative schemaLocation resolves against general.resourcesDirectory (and against the importing file for nested ones) and may not lead outside it; URLs are refused, nothing is fetched.',
     ),
   });
 }

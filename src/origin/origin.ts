@@ -119,7 +119,7 @@ export class Origin {
         rejection: (info) => this.#emit('rejection', info),
       },
       runningBatches: this.#runningBatches,
-      renderer: responseRendererFor(this.config.httpResponse),
+      renderer: responseRendererFor(this.config.httpResponse, this.config.general.resourcesDirectory),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       inFlight: this.#inFlight,
       attributeSources: {
@@ -163,7 +163,9 @@ export class Origin {
    * lists are non-empty and disjoint and their TLS settings identical). With `tls.useTls` it first loads the
    * keystore (and truststore) and calls the host's credential functions, then serves HTTPS. Resolves with the
    * endpoint URL the engine displays. Rejects with `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED`,
-   * `ORIGIN_LISTEN_FAILED` or one of the `ORIGIN_TLS_*` loading errors, leaving the origin `failed`.
+   * `ORIGIN_LISTEN_FAILED`, one of the `ORIGIN_TLS_*` loading errors, or a `ConfigError` when
+   * `httpResponse.xmlSchema` (with `validateSchema`) does not compile or its imports cannot be read, leaving the
+   * origin `failed`.
    */
   async start(): Promise<string> {
     if (this.#state !== 'idle')
@@ -171,6 +173,7 @@ export class Origin {
     this.#state = 'starting';
     const { http } = this.config;
     try {
+      await this.#context.renderer.prepare?.();
       const tls = await this.#tls?.load();
       this.#lease = await leasePort(this.#tenant(tls), {
         host: http.host,

@@ -5,6 +5,7 @@ import { isListMap, listMapEntries } from '../record/list-map';
 import type { RenderedResponse } from './json-response';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { responseEncoding, type ResponseEncoding } from './response-encoding';
+import type { XmlSchemaFile } from './xml-schema';
 import {
   contentTypeOf,
   renderSink,
@@ -25,6 +26,11 @@ export interface XmlResponseConfig {
   readonly validateSchema: boolean;
   /** XSD 1.0 text; used when `validateSchema`. */
   readonly xmlSchema: string;
+  /**
+   * The files `xmlSchema` imports or includes, under the names its `schemaLocation`s use (`loadXmlSchema` reads
+   * them from the resources directory and rewrites `xmlSchema` to match); none when omitted.
+   */
+  readonly xmlSchemaImports?: readonly XmlSchemaFile[];
 }
 
 // XML 1.0 Name, restricted to letters, digits and `_ . -` (plus one prefix colon): every name this accepts is a
@@ -298,16 +304,21 @@ const WRITERS = { pretty: xmlWriter(true), compact: xmlWriter(false) };
 
 /**
  * Validates `document` (a whole XML document as text) against the XSD 1.0 `schema` with libxml2's xmllint
- * (compiled to WebAssembly, run in a worker thread: no native code, no file system, no network). Resolves when it
- * is valid.
+ * (compiled to WebAssembly, run in a worker thread: no native code, no file system, no network). `imports` are
+ * the files the schema's `schemaLocation`s name (see `loadXmlSchema`). Resolves when it is valid.
  *
  * @throws OriginError `ORIGIN_RESPONSE_SCHEMA_INVALID` naming the first violation (or the schema's own error).
  */
-export async function validateXmlDocument(document: string, schema: string): Promise<void> {
+export async function validateXmlDocument(
+  document: string,
+  schema: string,
+  imports: readonly XmlSchemaFile[] = [],
+): Promise<void> {
   const { validateXML } = await import('xmllint-wasm');
   const result = await validateXML({
     xml: [{ fileName: 'response.xml', contents: document }],
     schema: [{ fileName: 'schema.xsd', contents: schema }],
+    preload: imports,
   });
   if (result.valid) return;
   const first = result.errors[0];
@@ -365,7 +376,11 @@ function renderXmlText(sink: ResponseSink, config: XmlResponseConfig): XmlText {
 
 function validateRendered(rendered: XmlText, config: XmlResponseConfig): Promise<void> {
   // xmllint reads UTF-8 only; the document validated is the one sent, declared as UTF-8.
-  return validateXmlDocument(declaration('UTF-8', config.prettyFormat) + rendered.text, config.xmlSchema);
+  return validateXmlDocument(
+    declaration('UTF-8', config.prettyFormat) + rendered.text,
+    config.xmlSchema,
+    config.xmlSchemaImports,
+  );
 }
 
 function encodeRendered(rendered: XmlText, config: XmlResponseConfig): RenderedResponse {
