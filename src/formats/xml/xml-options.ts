@@ -18,7 +18,7 @@ export interface XmlFormatConfig {
   readonly maxRecordLengthChars: number;
   /** Deepest nesting of elements a record may have; a deeper one is an `ORIGIN_XML_TOO_DEEP` failure. */
   readonly maxNestingDepth: number;
-  /** Charset of the body, as a WHATWG encoding label. */
+  /** Charset of the body, as a WHATWG encoding label; UTF-8 (the default) lets the document say its encoding. */
   readonly charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
   readonly ignoreControlCharacters: boolean;
@@ -82,5 +82,10 @@ export const XML_FORMAT_SCHEMA: JsonSchema = {
         'Addition: deepest nesting of elements one record may have (the record element is 1); a deeper record is not built and goes to the stage error handling (ORIGIN_XML_TOO_DEEP). A record value nests up to twice as deep as its elements (repeated elements become lists), so the default keeps every later step (copies, JSON and XML responses, Engine Record) well within the call stack.',
     },
     ...TEXT_INPUT_OPTIONS_SCHEMA,
+    charset: {
+      ...TEXT_INPUT_OPTIONS_SCHEMA.charset,
+      description:
+        'Charset of the body (a WHATWG encoding label). UTF-8, the default, leaves the encoding to the document: a byte order mark (UTF-8, UTF-16LE/BE), UTF-16 without one, or the encoding of the XML declaration, else UTF-8. Any other charset is used as it is.',
+    },
   },
 };
