@@ -27,7 +27,7 @@ export interface DatagramFormatConfig {
   readonly templateCacheTimeoutMs: number;
   /** Charset of text: syslog messages, raw data pieces, collectd strings (a WHATWG encoding label). */
   readonly charset: string;
-  /** syslog and raw data: remove ASCII control characters other than tab, LF and CR. */
+  /** Every packet format's text (syslog, raw data, collectd strings, NetFlow names): remove ASCII control characters other than tab, LF and CR. */
   readonly ignoreControlCharacters: boolean;
   /** Raw data: the text that separates records (an addition to the spec); `''` makes the body one record. */
   readonly rawDataSeparator: string;
@@ -102,7 +102,7 @@ export const DATAGRAM_FORMAT_SCHEMA: JsonSchema = {
       type: 'boolean',
       default: false,
       description:
-        'Ignore Control Characters (syslog, raw data): remove ASCII control characters except tab, line feed and carriage return.',
+        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return from the text of every packet format: syslog messages, raw data, collectd string parts (host, plugin, type, instances, message) and NetFlow v9 name fields.',
     },
     rawDataSeparator: {
       type: 'string',
