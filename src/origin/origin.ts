@@ -93,6 +93,7 @@ export class Origin {
       credentials: options.tlsCredentials ?? {},
     });
     this.#runners = options.runners;
+    warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
     this.#admission = new Admission({
@@ -325,4 +326,19 @@ function refuseUnsupported(config: OriginConfig): void {
 function endpointUrl(scheme: 'http' | 'https', host: string | undefined, port: number): string {
   const shown = host === undefined || host === '' || host === '0.0.0.0' || host === '::' ? hostname() : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
+}
+
+/**
+ * Warns (a process warning, type `OriginWarning`, code `REST_ORIGIN_RUNNER_POOL_SMALLER`) when the pool says it
+ * has fewer runners than `http.maxConcurrentRequests`: the admitted requests beyond the pool's size then wait for
+ * a runner inside `run`, where neither `http.queueSize` nor `http.queueTimeoutMs` bounds them. A pool that does
+ * not say its size (a JavaScript host may leave `size` out) is not checked.
+ */
+function warnIfPoolIsSmaller(runners: RunnerPool, maxConcurrentRequests: number): void {
+  const size = (runners as { size?: unknown }).size;
+  if (typeof size !== 'number' || !Number.isFinite(size) || size >= maxConcurrentRequests) return;
+  process.emitWarning(
+    `The runner pool has ${size} runner(s), fewer than http.maxConcurrentRequests (${maxConcurrentRequests}): admitted requests beyond ${size} wait for a runner, unbounded by http.queueSize and http.queueTimeoutMs. Make the pool at least as large.`,
+    { type: 'OriginWarning', code: 'REST_ORIGIN_RUNNER_POOL_SMALLER' },
+  );
 }
