@@ -4,6 +4,7 @@ import type { ErrorCode, ErrorParams } from '../../errors/error-table';
 import type { FieldValue } from '../../record/field';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
+import { createDecompressor, DecompressError } from '../decompressors';
 import { PendingBytes } from '../pending-bytes';
 import { AvroDecodeError, AvroDecoder } from './avro-decoder';
 
@@ -13,7 +14,8 @@ const SYNC_BYTES = 16;
 const EXCERPT_BYTES = 128;
 /** A block may declare more records than bytes only for zero-width records; past this many that is refused. */
 const MAX_ZERO_WIDTH_RECORDS = 65_536;
-const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy']);
+/** Every codec of the Avro specification (1.11): the three built in, and the three optional ones. */
+const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy', 'bzip2', 'xz', 'zstandard']);
 
 interface Header {
   readonly decoder: AvroDecoder;
@@ -40,8 +42,9 @@ class Stop {
  * values are decoded by an {@link AvroDecoder} compiled once for the writer schema.
  *
  * Failures all end the input (`canContinue: false`), the records of earlier blocks are kept: a body that is not a
- * container file or whose header is unreadable, a codec other than null, deflate and snappy
- * (`ORIGIN_AVRO_CODEC_UNSUPPORTED`), a block over `maxBlockSizeBytes` compressed or uncompressed
+ * container file or whose header is unreadable, a codec the Avro specification does not name (null, deflate,
+ * snappy, bzip2, xz and zstandard are read; `ORIGIN_AVRO_CODEC_UNSUPPORTED`), a block over `maxBlockSizeBytes`
+ * compressed or uncompressed
  * (`ORIGIN_AVRO_BLOCK_TOO_LARGE`), and a corrupt or truncated block (`ORIGIN_AVRO_MALFORMED`: bad sync marker,
  * bad compressed data or checksum, records that do not fill the block exactly). A corrupt block yields none of its
  * records. Excerpts are the hex of at most 128 bytes from where the problem starts, taken only from bytes the parser
@@ -261,17 +264,53 @@ export class AvroParser implements Parser {
   #decompress(codec: string, bytes: Uint8Array): Buffer {
     if (codec === 'null') return toBuffer(bytes);
     if (codec === 'deflate') return inflateRawSync(bytes, { maxOutputLength: this.#maxBlockBytes });
-    // Avro's snappy codec: raw snappy data, then the CRC32 of the uncompressed data, big-endian.
+    if (codec === 'snappy') return this.#unsnappy(bytes);
+    return this.#decompressStream(codec as 'bzip2' | 'xz' | 'zstandard', bytes);
+  }
+
+  /** Avro's snappy codec: raw snappy data, then the CRC32 of the uncompressed data, big-endian. */
+  #unsnappy(bytes: Uint8Array): Buffer {
     if (bytes.length < 4) throw new Error('no room for the CRC32 trailer');
     const compressed = bytes.subarray(0, bytes.length - 4);
     const length = readVarint32(compressed);
     if (length > this.#maxBlockBytes) {
-      throw new Stop('ORIGIN_AVRO_BLOCK_TOO_LARGE', { size: length, limit: this.#maxBlockBytes }, 0, bytes);
+      throw new Stop(
+        'ORIGIN_AVRO_BLOCK_TOO_LARGE',
+        { size: length, limit: this.#maxBlockBytes },
+        0,
+        bytes.subarray(0, EXCERPT_BYTES),
+      );
     }
     const data = uncompressSync(toBuffer(compressed)) as Buffer;
     const expected = toBuffer(bytes).readUInt32BE(bytes.length - 4);
     if (crc32(data) !== expected) throw new Error('CRC32 mismatch');
     return data;
+  }
+
+  /**
+   * bzip2, xz and zstandard: the block is one whole stream of the codec (as the Java and Python writers make it);
+   * decompressing stops as soon as the output passes `maxBlockSizeBytes`.
+   */
+  #decompressStream(codec: 'bzip2' | 'xz' | 'zstandard', bytes: Uint8Array): Buffer {
+    const pieces: Uint8Array[] = [];
+    const decompressor = createDecompressor(codec, (data) => pieces.push(data), this.#maxBlockBytes);
+    try {
+      decompressor.push(bytes);
+      decompressor.end();
+    } catch (error) {
+      if (error instanceof DecompressError && error.kind === 'tooLarge') {
+        const size = `more than ${this.#maxBlockBytes}`;
+        throw new Stop(
+          'ORIGIN_AVRO_BLOCK_TOO_LARGE',
+          { size, limit: this.#maxBlockBytes },
+          0,
+          bytes.subarray(0, EXCERPT_BYTES),
+        );
+      }
+      if (error instanceof DecompressError) throw new Error(error.detail);
+      throw error;
+    }
+    return Buffer.concat(pieces);
   }
 }
 

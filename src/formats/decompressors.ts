@@ -1,0 +1,396 @@
+import { Decompress as ZstdDecompress } from 'fzstd';
+import { Gunzip } from 'fflate';
+import lzma from 'lzma-native';
+import Bunzip from 'seek-bzip';
+
+/**
+ * Streaming decompressors shared by the formats that read compressed data (the Avro container's block codecs, the
+ * Compression Format). Each wraps a maintained package: fflate (gzip), seek-bzip (bzip2), lzma-native's liblzma
+ * (xz), fzstd (Zstandard). None is a codec of our own; what is here is the byte budget and the error reporting.
+ */
+
+/** A codec {@link createDecompressor} can undo. */
+export type StreamCodec = 'gzip' | 'bzip2' | 'xz' | 'zstandard';
+
+/**
+ * Why decompression stopped: `'corrupt'` when the data is not valid for the codec or ends early (`detail` says
+ * which), `'tooLarge'` when the output would pass the budget (`detail` says how it was found).
+ */
+export class DecompressError extends Error {
+  readonly kind: 'corrupt' | 'tooLarge';
+  readonly codec: StreamCodec;
+  readonly detail: string;
+
+  constructor(kind: 'corrupt' | 'tooLarge', codec: StreamCodec, detail: string) {
+    super(`${codec}: ${detail}`);
+    this.name = 'DecompressError';
+    this.kind = kind;
+    this.codec = codec;
+    this.detail = detail;
+  }
+}
+
+/** Bytes in, decompressed bytes out through the `ondata` given at creation. */
+export interface Decompressor {
+  /** Takes the next compressed bytes (the caller may reuse `chunk` afterwards). */
+  push(chunk: Uint8Array): void;
+  /** No more input: flushes what is left and checks that the data did not stop early. */
+  end(): void;
+}
+
+/**
+ * Decompressors are fed this much at a time where the package decodes a whole pushed chunk before returning, so
+ * that one call never produces more than about a thousand times this (deflate's best ratio) before the budget is
+ * checked: a bomb stops near the budget with memory flat.
+ */
+const FEED_BYTES = 4096;
+/** Output of seek-bzip (which writes byte by byte) is handed on in pieces of this size. */
+const BZIP2_PIECE_BYTES = 65_536;
+/**
+ * The largest Zstandard window accepted: zstd's own default decoding limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27).
+ * fzstd allocates the window a frame header declares before any data, so a larger one is refused unread.
+ */
+const ZSTD_MAX_WINDOW = 2 ** 27;
+/** The memory liblzma may use to decode (`xz -9` needs 65 MiB); more is refused as too large. */
+const XZ_MEMORY_LIMIT = 2 ** 27;
+
+/**
+ * A streaming decompressor of `codec` whose output goes to `ondata` in order, in pieces the caller owns. Output past
+ * `maxOutputBytes` in all (or a Zstandard frame that declares more) stops it with a `'tooLarge'`
+ * {@link DecompressError}; invalid or truncated data with a `'corrupt'` one. Concatenated streams (gzip members, xz
+ * streams, bzip2 streams, Zstandard frames) are read as one, as the command-line tools do. An error thrown by
+ * `ondata` stops decompression and propagates unchanged. After any throw the decompressor must not be used again.
+ *
+ * Memory: gzip, xz and Zstandard hold a bounded window (Zstandard's at most 128 MiB, refused beyond); bzip2
+ * (seek-bzip decodes from a whole buffer only) holds the compressed input until `end`, so its size is bounded by
+ * what the caller lets in.
+ */
+export function createDecompressor(
+  codec: StreamCodec,
+  ondata: (data: Uint8Array) => void,
+  maxOutputBytes: number,
+): Decompressor {
+  let produced = 0;
+  const counted = (data: Uint8Array): void => {
+    if (data.length === 0) return;
+    produced += data.length;
+    if (produced > maxOutputBytes) {
+      throw new DecompressError('tooLarge', codec, `the output passes ${maxOutputBytes} bytes`);
+    }
+    ondata(data);
+  };
+  const make = {
+    gzip: gzipDecompressor,
+    bzip2: bzip2Decompressor,
+    xz: xzDecompressor,
+    zstandard: zstdDecompressor,
+  };
+  return guarded(codec, make[codec](counted, maxOutputBytes));
+}
+
+/**
+ * Turns what a package throws into a `'corrupt'` {@link DecompressError}, and lets through what `ondata` threw (our
+ * own errors, or the caller's).
+ */
+function guarded(
+  codec: StreamCodec,
+  inner: Decompressor & { readonly passThrough: Set<unknown> },
+): Decompressor {
+  const run = (step: () => void): void => {
+    try {
+      step();
+    } catch (error) {
+      if (error instanceof DecompressError || inner.passThrough.has(error)) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new DecompressError('corrupt', codec, detail || 'the data is invalid');
+    }
+  };
+  return {
+    push: (chunk) => run(() => inner.push(chunk)),
+    end: () => run(() => inner.end()),
+  };
+}
+
+/** `ondata` wrapped so that what it throws is recognised as the caller's and not reported as corrupt data. */
+function passing(ondata: (data: Uint8Array) => void): {
+  emit: (data: Uint8Array) => void;
+  passThrough: Set<unknown>;
+} {
+  const passThrough = new Set<unknown>();
+  return {
+    passThrough,
+    emit: (data) => {
+      try {
+        ondata(data);
+      } catch (error) {
+        passThrough.add(error);
+        throw error;
+      }
+    },
+  };
+}
+
+type Made = Decompressor & { readonly passThrough: Set<unknown> };
+
+function gzipDecompressor(ondata: (data: Uint8Array) => void): Made {
+  const { emit, passThrough } = passing(ondata);
+  const gunzip = new Gunzip((data) => emit(data));
+  let pushed = 0;
+  return {
+    passThrough,
+    push: (chunk) => {
+      pushed += chunk.length;
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) gunzip.push(chunk.subarray(at, at + FEED_BYTES));
+    },
+    end: () => {
+      if (pushed === 0) return;
+      gunzip.push(new Uint8Array(0), true);
+    },
+  };
+}
+
+function bzip2Decompressor(ondata: (data: Uint8Array) => void): Made {
+  const { emit, passThrough } = passing(ondata);
+  const input: Uint8Array[] = [];
+  return {
+    passThrough,
+    push: (chunk) => {
+      input.push(new Uint8Array(chunk));
+    },
+    end: () => {
+      const whole = Buffer.concat(input);
+      input.length = 0;
+      if (whole.length === 0) return;
+      let piece = new Uint8Array(BZIP2_PIECE_BYTES);
+      let filled = 0;
+      Bunzip.decode(
+        whole,
+        {
+          writeByte: (byte) => {
+            piece[filled++] = byte;
+            if (filled === BZIP2_PIECE_BYTES) {
+              emit(piece);
+              piece = new Uint8Array(BZIP2_PIECE_BYTES);
+              filled = 0;
+            }
+          },
+        },
+        true,
+      );
+      if (filled > 0) emit(piece.subarray(0, filled));
+    },
+  };
+}
+
+function xzDecompressor(ondata: (data: Uint8Array) => void): Made {
+  const { emit, passThrough } = passing(ondata);
+  const stream = new lzma.Stream();
+  stream.streamDecoder_(XZ_MEMORY_LIMIT, lzma.CONCATENATED);
+  let finished = false;
+  let pushed = 0;
+  stream.bufferHandler = (buf, _processed, err) => {
+    if (err) {
+      const detail = /memory usage limit/i.test(err.message)
+        ? `decoding needs more than ${XZ_MEMORY_LIMIT} bytes of memory`
+        : err.message;
+      throw new DecompressError(
+        /memory usage limit/i.test(err.message) ? 'tooLarge' : 'corrupt',
+        'xz',
+        detail,
+      );
+    }
+    if (buf === null) finished = true;
+    else if (buf) emit(new Uint8Array(buf.buffer, buf.byteOffset, buf.length));
+  };
+  const release = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      stream.resetUnderlying();
+      throw error;
+    }
+  };
+  return {
+    passThrough,
+    push: (chunk) =>
+      release(() => {
+        pushed += chunk.length;
+        stream.code(chunk, false);
+      }),
+    end: () =>
+      release(() => {
+        if (pushed === 0) return;
+        stream.code(null, false);
+        if (!finished) throw new DecompressError('corrupt', 'xz', 'the data ends inside a stream');
+        stream.resetUnderlying();
+      }),
+  };
+}
+
+function zstdDecompressor(ondata: (data: Uint8Array) => void, maxOutputBytes: number): Made {
+  const { emit, passThrough } = passing(ondata);
+  const zstd = new ZstdDecompress((data) => emit(data));
+  const frames = new ZstdFrameScanner(maxOutputBytes);
+  return {
+    passThrough,
+    push: (chunk) => {
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+        const piece = chunk.subarray(at, at + FEED_BYTES);
+        // The scanner sees every frame header before fzstd does: fzstd allocates the window it declares.
+        frames.scan(piece);
+        zstd.push(piece);
+      }
+    },
+    end: () => {
+      frames.end();
+      if (frames.bytes > 0) zstd.push(new Uint8Array(0), true);
+    },
+  };
+}
+
+/**
+ * Follows the frame structure of a Zstandard stream (RFC 8878 §3.1: frame headers, block headers, checksums,
+ * skippable frames) without decoding anything, so that every frame header is checked before fzstd reads it: a
+ * window over {@link ZSTD_MAX_WINDOW}, or a declared content size over the budget, is refused before fzstd
+ * allocates for it. Decoding stays fzstd's.
+ */
+class ZstdFrameScanner {
+  readonly #maxOutputBytes: number;
+  /** Header bytes gathered so far (a frame or block header is at most 18 bytes). */
+  #head: number[] = [];
+  /** Bytes of the current state's header still needed, or bytes of data still to skip. */
+  #need = 4;
+  #state: 'magic' | 'frameHeader' | 'skippableSize' | 'blockHeader' | 'skip' = 'magic';
+  #afterSkip: 'magic' | 'blockHeader' = 'magic';
+  #checksum = false;
+  bytes = 0;
+
+  constructor(maxOutputBytes: number) {
+    this.#maxOutputBytes = maxOutputBytes;
+  }
+
+  scan(chunk: Uint8Array): void {
+    this.bytes += chunk.length;
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.#state === 'skip') {
+        const skipped = Math.min(this.#need, chunk.length - pos);
+        pos += skipped;
+        this.#need -= skipped;
+        if (this.#need === 0) this.#enter(this.#afterSkip);
+        continue;
+      }
+      this.#head.push(chunk[pos++] as number);
+      if (this.#head.length === this.#need) this.#headComplete();
+    }
+  }
+
+  end(): void {
+    if (this.bytes === 0) return;
+    if (this.#state !== 'magic' || this.#head.length > 0) {
+      throw new DecompressError('corrupt', 'zstandard', 'the data ends inside a frame');
+    }
+  }
+
+  #enter(state: 'magic' | 'blockHeader'): void {
+    this.#state = state;
+    this.#head = [];
+    this.#need = state === 'magic' ? 4 : 3;
+  }
+
+  #skip(bytes: number, then: 'magic' | 'blockHeader'): void {
+    this.#head = [];
+    this.#afterSkip = then;
+    if (bytes === 0) this.#enter(then);
+    else {
+      this.#state = 'skip';
+      this.#need = bytes;
+    }
+  }
+
+  #headComplete(): void {
+    const h = this.#head;
+    switch (this.#state) {
+      case 'magic': {
+        const magic = (h[0]! | (h[1]! << 8) | (h[2]! << 16) | (h[3]! << 24)) >>> 0;
+        if (magic === 0xfd2fb528) {
+          this.#state = 'frameHeader';
+          this.#need = 5;
+        } else if ((magic & 0xfffffff0) >>> 0 === 0x184d2a50) {
+          this.#state = 'skippableSize';
+          this.#need = 8;
+        } else {
+          throw new DecompressError(
+            'corrupt',
+            'zstandard',
+            'a frame does not start with the Zstandard magic',
+          );
+        }
+        return;
+      }
+      case 'skippableSize':
+        this.#skip((h[4]! | (h[5]! << 8) | (h[6]! << 16) | (h[7]! << 24)) >>> 0, 'magic');
+        return;
+      case 'frameHeader':
+        this.#frameHeader();
+        return;
+      case 'blockHeader': {
+        const header = h[0]! | (h[1]! << 8) | (h[2]! << 16);
+        const last = (header & 1) === 1;
+        const type = (header >> 1) & 3;
+        if (type === 3) throw new DecompressError('corrupt', 'zstandard', 'a block has the reserved type 3');
+        const size = type === 1 ? 1 : header >>> 3;
+        const trailer = last && this.#checksum ? 4 : 0;
+        this.#skip(size + trailer, last ? 'magic' : 'blockHeader');
+        return;
+      }
+    }
+  }
+
+  #frameHeader(): void {
+    const h = this.#head;
+    const descriptor = h[4]!;
+    const singleSegment = (descriptor & 0x20) !== 0;
+    if (descriptor & 0x08)
+      throw new DecompressError('corrupt', 'zstandard', 'a frame header sets the reserved bit');
+    const dictBytes = [0, 1, 2, 4][descriptor & 3]!;
+    const sizeFlag = descriptor >> 6;
+    const sizeBytes = sizeFlag === 0 ? (singleSegment ? 1 : 0) : 1 << sizeFlag;
+    const total = 5 + (singleSegment ? 0 : 1) + dictBytes + sizeBytes;
+    if (h.length < total) {
+      this.#need = total;
+      return;
+    }
+    let at = 5;
+    let window = 0;
+    if (!singleSegment) {
+      const w = h[at++]!;
+      const base = 2 ** (10 + (w >> 3));
+      window = base + (base / 8) * (w & 7);
+    }
+    at += dictBytes;
+    let contentSize: number | undefined;
+    if (sizeBytes > 0) {
+      contentSize = 0;
+      for (let i = sizeBytes - 1; i >= 0; i--) contentSize = contentSize * 256 + h[at + i]!;
+      if (sizeBytes === 2) contentSize += 256;
+    }
+    if (singleSegment) window = contentSize ?? 0;
+    if (contentSize !== undefined && contentSize > this.#maxOutputBytes) {
+      throw new DecompressError(
+        'tooLarge',
+        'zstandard',
+        `a frame declares ${contentSize} bytes of content, over ${this.#maxOutputBytes}`,
+      );
+    }
+    if (window > ZSTD_MAX_WINDOW) {
+      throw new DecompressError(
+        'tooLarge',
+        'zstandard',
+        `a frame needs a ${window}-byte window, over the ${ZSTD_MAX_WINDOW} bytes zstd itself allows`,
+      );
+    }
+    this.#checksum = (descriptor & 0x04) !== 0;
+    this.#enter('blockHeader');
+  }
+}
