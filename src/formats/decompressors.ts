@@ -1,16 +1,21 @@
+import { Xxh64 } from '@node-rs/xxhash';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { Gunzip } from 'fflate';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import lzma from 'lzma-native';
 import Bunzip from 'seek-bzip';
+import { OriginError } from '../errors/origin-error';
+import { SnappyFramedDecoder } from './snappy-framing';
 
 /**
  * Streaming decompressors shared by the formats that read compressed data (the Avro container's block codecs, the
  * Compression Format). Each wraps a maintained package: fflate (gzip), seek-bzip (bzip2), lzma-native's liblzma
- * (xz), fzstd (Zstandard). None is a codec of our own; what is here is the byte budget and the error reporting.
+ * (xz), fzstd (Zstandard), and the body reader's snappy framing over the `snappy` package's raw blocks. None is a
+ * codec of our own; what is here is the byte budget and the error reporting.
  */
 
-/** A codec {@link createDecompressor} can undo. */
-export type StreamCodec = 'gzip' | 'bzip2' | 'xz' | 'zstandard';
+/** A codec {@link createDecompressor} can undo; `snappy` is the snappy framing format (a `.sz` file). */
+export type StreamCodec = 'gzip' | 'bzip2' | 'xz' | 'zstandard' | 'snappy';
 
 /**
  * Why decompression stopped: `'corrupt'` when the data is not valid for the codec or ends early (`detail` says
@@ -51,6 +56,11 @@ const BZIP2_PIECE_BYTES = 65_536;
  * fzstd allocates the window a frame header declares before any data, so a larger one is refused unread.
  */
 const ZSTD_MAX_WINDOW = 2 ** 27;
+/**
+ * xz input is handed to liblzma this much at a time: lzma-native decodes a whole call's input before it hands the
+ * output over, and xz reaches ratios near 7000 to 1, so a call stays under about 8 MB of output.
+ */
+const XZ_FEED_BYTES = 1024;
 /** The memory liblzma may use to decode (`xz -9` needs 65 MiB); more is refused as too large. */
 const XZ_MEMORY_LIMIT = 2 ** 27;
 
@@ -84,6 +94,7 @@ export function createDecompressor(
     bzip2: bzip2Decompressor,
     xz: xzDecompressor,
     zstandard: zstdDecompressor,
+    snappy: snappyDecompressor,
   };
   return guarded(codec, make[codec](counted, maxOutputBytes));
 }
@@ -101,7 +112,13 @@ function guarded(
       step();
     } catch (error) {
       if (error instanceof DecompressError || inner.passThrough.has(error)) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
+      // The snappy framing reports with the body reader's error; its `detail` names the problem without HTTP.
+      const detail =
+        error instanceof OriginError
+          ? String(error.params['detail'] ?? error.message)
+          : error instanceof Error
+            ? error.message
+            : String(error);
       throw new DecompressError('corrupt', codec, detail || 'the data is invalid');
     }
   };
@@ -132,19 +149,77 @@ function passing(ondata: (data: Uint8Array) => void): {
 
 type Made = Decompressor & { readonly passThrough: Set<unknown> };
 
+/** Input kept for gzip's trailer check: a trailer lies at most this far back when the next member starts. */
+const GZIP_WINDOW_BYTES = 65_536;
+
+/**
+ * gzip through fflate's Gunzip, which inflates (concatenated members too) but reads no trailer: each member's
+ * trailer (CRC-32 and size of its data, RFC 1952) is checked here against the data inflated, as `gzip -d` does,
+ * so that a corrupt member or a file cut inside its last trailer is refused. The CRC is Node's zlib `crc32`.
+ */
 function gzipDecompressor(ondata: (data: Uint8Array) => void): Made {
   const { emit, passThrough } = passing(ondata);
-  const gunzip = new Gunzip((data) => emit(data));
+  let crc = 0;
+  let size = 0;
+  // Copies of the last input pieces (at least GZIP_WINDOW_BYTES of input when there is as much), and the input
+  // offset of the first byte they hold.
+  const window: Uint8Array[] = [];
+  let windowBytes = 0;
+  let windowStart = 0;
   let pushed = 0;
+  const trailerAt = (start: number): Buffer => {
+    const out = Buffer.alloc(8);
+    let base = windowStart;
+    for (const piece of window) {
+      for (let i = 0; i < 8; i++) {
+        const at = start + i - base;
+        if (at >= 0 && at < piece.length) out[i] = piece[at] as number;
+      }
+      base += piece.length;
+    }
+    return out;
+  };
+  const checkTrailer = (end: number): void => {
+    if (end - 8 < windowStart) {
+      throw new DecompressError('corrupt', 'gzip', 'a member header is over 64 KiB long');
+    }
+    const trailer = trailerAt(end - 8);
+    if (trailer.readUInt32LE(0) !== crc || trailer.readUInt32LE(4) !== size % 2 ** 32) {
+      throw new DecompressError(
+        'corrupt',
+        'gzip',
+        'a member does not match its CRC-32 and size (or is cut short)',
+      );
+    }
+    crc = 0;
+    size = 0;
+  };
+  const gunzip = new Gunzip((data) => {
+    crc = zlibCrc32(data, crc);
+    size += data.length;
+    emit(data);
+  });
+  gunzip.onmember = (offset) => checkTrailer(offset);
   return {
     passThrough,
     push: (chunk) => {
-      pushed += chunk.length;
-      for (let at = 0; at < chunk.length; at += FEED_BYTES) gunzip.push(chunk.subarray(at, at + FEED_BYTES));
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+        const piece = chunk.subarray(at, at + FEED_BYTES);
+        window.push(new Uint8Array(piece));
+        windowBytes += piece.length;
+        while (windowBytes - (window[0] as Uint8Array).length >= GZIP_WINDOW_BYTES) {
+          const dropped = window.shift() as Uint8Array;
+          windowBytes -= dropped.length;
+          windowStart += dropped.length;
+        }
+        pushed += piece.length;
+        gunzip.push(piece);
+      }
     },
     end: () => {
       if (pushed === 0) return;
       gunzip.push(new Uint8Array(0), true);
+      checkTrailer(pushed);
     },
   };
 }
@@ -215,7 +290,9 @@ function xzDecompressor(ondata: (data: Uint8Array) => void): Made {
     push: (chunk) =>
       release(() => {
         pushed += chunk.length;
-        stream.code(chunk, false);
+        for (let at = 0; at < chunk.length; at += XZ_FEED_BYTES) {
+          stream.code(chunk.subarray(at, at + XZ_FEED_BYTES), false);
+        }
       }),
     end: () =>
       release(() => {
@@ -227,25 +304,71 @@ function xzDecompressor(ondata: (data: Uint8Array) => void): Made {
   };
 }
 
+function snappyDecompressor(ondata: (data: Uint8Array) => void): Made {
+  const { emit, passThrough } = passing(ondata);
+  const decoder = new SnappyFramedDecoder();
+  let pushed = 0;
+  return {
+    passThrough,
+    push: (chunk) => {
+      pushed += chunk.length;
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+        for (const piece of decoder.push(chunk.subarray(at, at + FEED_BYTES))) emit(piece);
+      }
+    },
+    end: () => {
+      if (pushed > 0) decoder.end();
+    },
+  };
+}
+
+/**
+ * Zstandard through fzstd, one fzstd decoder per frame: the frame scanner splits the input at frame ends, so that
+ * each frame's content is known and its checksum (the low 32 bits of its XXH64, RFC 8878 §3.1.1) is checked, as
+ * `zstd -d` does; fzstd decodes but checks no checksum. XXH64 is @node-rs/xxhash's.
+ */
 function zstdDecompressor(ondata: (data: Uint8Array) => void, maxOutputBytes: number): Made {
   const { emit, passThrough } = passing(ondata);
-  const zstd = new ZstdDecompress((data) => emit(data));
   const frames = new ZstdFrameScanner(maxOutputBytes);
+  let decoder: ZstdDecompress | undefined;
+  let hash = new Xxh64(0n);
+  const feed = (bytes: Uint8Array, final: boolean): void => {
+    decoder ??= new ZstdDecompress((data) => {
+      hash.update(data);
+      emit(data);
+    });
+    decoder.push(bytes, final);
+  };
+  const frameEnded = (checksum: number | undefined): void => {
+    if (checksum !== undefined && Number(hash.digest() & 0xffffffffn) !== checksum) {
+      throw new DecompressError('corrupt', 'zstandard', 'a frame does not match its checksum');
+    }
+    decoder = undefined;
+    hash = new Xxh64(0n);
+  };
   return {
     passThrough,
     push: (chunk) => {
       for (let at = 0; at < chunk.length; at += FEED_BYTES) {
         const piece = chunk.subarray(at, at + FEED_BYTES);
         // The scanner sees every frame header before fzstd does: fzstd allocates the window it declares.
-        frames.scan(piece);
-        zstd.push(piece);
+        let start = 0;
+        for (const end of frames.scan(piece)) {
+          feed(piece.subarray(start, end.at), true);
+          frameEnded(end.checksum);
+          start = end.at;
+        }
+        if (start < piece.length) feed(piece.subarray(start), false);
       }
     },
-    end: () => {
-      frames.end();
-      if (frames.bytes > 0) zstd.push(new Uint8Array(0), true);
-    },
+    end: () => frames.end(),
   };
+}
+
+/** Where a frame ends in the piece just scanned, and the checksum it ends with, if it has one. */
+interface FrameEnd {
+  readonly at: number;
+  readonly checksum: number | undefined;
 }
 
 /**
@@ -256,33 +379,37 @@ function zstdDecompressor(ondata: (data: Uint8Array) => void, maxOutputBytes: nu
  */
 class ZstdFrameScanner {
   readonly #maxOutputBytes: number;
-  /** Header bytes gathered so far (a frame or block header is at most 18 bytes). */
+  /** Header bytes gathered so far (a frame header is at most 18 bytes, a block header 3, a checksum 4). */
   #head: number[] = [];
   /** Bytes of the current state's header still needed, or bytes of data still to skip. */
   #need = 4;
-  #state: 'magic' | 'frameHeader' | 'skippableSize' | 'blockHeader' | 'skip' = 'magic';
-  #afterSkip: 'magic' | 'blockHeader' = 'magic';
+  #state: 'magic' | 'frameHeader' | 'skippableSize' | 'blockHeader' | 'checksum' | 'skip' = 'magic';
+  #afterSkip: 'frameEnd' | 'blockHeader' | 'checksum' = 'frameEnd';
   #checksum = false;
+  #ends: FrameEnd[] = [];
   bytes = 0;
 
   constructor(maxOutputBytes: number) {
     this.#maxOutputBytes = maxOutputBytes;
   }
 
-  scan(chunk: Uint8Array): void {
+  /** Follows `chunk`; returns where frames end in it. Throws a {@link DecompressError} at a refused header. */
+  scan(chunk: Uint8Array): FrameEnd[] {
     this.bytes += chunk.length;
+    this.#ends = [];
     let pos = 0;
     while (pos < chunk.length) {
       if (this.#state === 'skip') {
         const skipped = Math.min(this.#need, chunk.length - pos);
         pos += skipped;
         this.#need -= skipped;
-        if (this.#need === 0) this.#enter(this.#afterSkip);
+        if (this.#need === 0) this.#skipDone(pos);
         continue;
       }
       this.#head.push(chunk[pos++] as number);
-      if (this.#head.length === this.#need) this.#headComplete();
+      if (this.#head.length === this.#need) this.#headComplete(pos);
     }
+    return this.#ends;
   }
 
   end(): void {
@@ -292,27 +419,37 @@ class ZstdFrameScanner {
     }
   }
 
-  #enter(state: 'magic' | 'blockHeader'): void {
+  #enter(state: 'magic' | 'blockHeader' | 'checksum'): void {
     this.#state = state;
     this.#head = [];
-    this.#need = state === 'magic' ? 4 : 3;
+    this.#need = state === 'magic' || state === 'checksum' ? 4 : 3;
   }
 
-  #skip(bytes: number, then: 'magic' | 'blockHeader'): void {
+  #frameEnd(pos: number, checksum: number | undefined): void {
+    this.#ends.push({ at: pos, checksum });
+    this.#enter('magic');
+  }
+
+  #skip(bytes: number, then: 'frameEnd' | 'blockHeader' | 'checksum', pos: number): void {
     this.#head = [];
     this.#afterSkip = then;
-    if (bytes === 0) this.#enter(then);
+    if (bytes === 0) this.#skipDone(pos);
     else {
       this.#state = 'skip';
       this.#need = bytes;
     }
   }
 
-  #headComplete(): void {
+  #skipDone(pos: number): void {
+    if (this.#afterSkip === 'frameEnd') this.#frameEnd(pos, undefined);
+    else this.#enter(this.#afterSkip);
+  }
+
+  #headComplete(pos: number): void {
     const h = this.#head;
     switch (this.#state) {
       case 'magic': {
-        const magic = (h[0]! | (h[1]! << 8) | (h[2]! << 16) | (h[3]! << 24)) >>> 0;
+        const magic = readUint32LE(h, 0);
         if (magic === 0xfd2fb528) {
           this.#state = 'frameHeader';
           this.#need = 5;
@@ -329,10 +466,13 @@ class ZstdFrameScanner {
         return;
       }
       case 'skippableSize':
-        this.#skip((h[4]! | (h[5]! << 8) | (h[6]! << 16) | (h[7]! << 24)) >>> 0, 'magic');
+        this.#skip(readUint32LE(h, 4), 'frameEnd', pos);
         return;
       case 'frameHeader':
         this.#frameHeader();
+        return;
+      case 'checksum':
+        this.#frameEnd(pos, readUint32LE(h, 0));
         return;
       case 'blockHeader': {
         const header = h[0]! | (h[1]! << 8) | (h[2]! << 16);
@@ -340,8 +480,7 @@ class ZstdFrameScanner {
         const type = (header >> 1) & 3;
         if (type === 3) throw new DecompressError('corrupt', 'zstandard', 'a block has the reserved type 3');
         const size = type === 1 ? 1 : header >>> 3;
-        const trailer = last && this.#checksum ? 4 : 0;
-        this.#skip(size + trailer, last ? 'magic' : 'blockHeader');
+        this.#skip(size, last ? (this.#checksum ? 'checksum' : 'frameEnd') : 'blockHeader', pos);
         return;
       }
     }
@@ -351,8 +490,9 @@ class ZstdFrameScanner {
     const h = this.#head;
     const descriptor = h[4]!;
     const singleSegment = (descriptor & 0x20) !== 0;
-    if (descriptor & 0x08)
+    if (descriptor & 0x08) {
       throw new DecompressError('corrupt', 'zstandard', 'a frame header sets the reserved bit');
+    }
     const dictBytes = [0, 1, 2, 4][descriptor & 3]!;
     const sizeFlag = descriptor >> 6;
     const sizeBytes = sizeFlag === 0 ? (singleSegment ? 1 : 0) : 1 << sizeFlag;
@@ -393,4 +533,8 @@ class ZstdFrameScanner {
     this.#checksum = (descriptor & 0x04) !== 0;
     this.#enter('blockHeader');
   }
+}
+
+function readUint32LE(bytes: readonly number[], at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
