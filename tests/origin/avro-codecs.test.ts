@@ -93,3 +93,39 @@ describe('origin with Avro containers of every codec', () => {
     },
   );
 });
+
+/** The request's budget (maxRequestSizeMb) holds for what the blocks decompress to, all together. */
+describe('origin with Avro containers over the request budget', () => {
+  let running: TestOrigin | undefined;
+  beforeAll(async () => {
+    running = await startOrigin(
+      { http: { maxRequestSizeMb: 1 }, dataFormat: { format: 'avro' } },
+      answerRecordsAndErrors,
+    );
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+
+  it('answers 413 to ten 500 kB zstandard blocks, each under maxBlockSizeBytes', async () => {
+    const body = readFileSync(join(FIXTURES, 'blocks-zstandard.avro'));
+    expect(body.length).toBeLessThan(1_000);
+    const answer = await send(running!.url, { body });
+    expect(answer.status).toBe(413);
+    expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_AVRO_TOO_LARGE - /);
+  });
+
+  it.each(['bzip2', 'xz', 'zstandard'])(
+    'answers 413 to a %s bomb block once past the budget, below maxBlockSizeBytes',
+    async (codec) => {
+      const answer = await send(running!.url, { body: readFileSync(join(FIXTURES, `bomb-${codec}.avro`)) });
+      expect(answer.status).toBe(413);
+      expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_AVRO_TOO_LARGE - /);
+    },
+  );
+
+  it('still answers a container within the budget', async () => {
+    const answer = await send(running!.url, { body: readFileSync(join(FIXTURES, 'xz-codec.input.bin')) });
+    expect(answer.status).toBe(200);
+  });
+});
