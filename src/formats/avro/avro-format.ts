@@ -11,6 +11,7 @@ export const avroFormat: DataFormat<AvroFormatConfig> = {
   name: 'avro',
   description: 'Avro: an object container file; one record per Avro record, writer schema in avroSchema.',
   configSchema: AVRO_FORMAT_SCHEMA,
+  headerAttributes: ['avroSchema'],
   createParser: (config, source) =>
     new AvroParser(config.maxBlockSizeBytes, source.maxDecodedBytes ?? Number.POSITIVE_INFINITY),
 };
