@@ -20,7 +20,7 @@ import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -334,12 +334,7 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
-      refuseUnrouted: (req, res, error) =>
-        refuse(this.#context, req, res, error, {
-          requestId: this.#context.nextRequestId(),
-          bodyRead: false,
-          startedAt: performance.now(),
-        }),
+      refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }
 
