@@ -75,10 +75,10 @@ export interface RequestContext {
 
 /**
  * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
- * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
- * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
- * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
- * needs no promise.
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch →
+ * runners, response. Every step that refuses throws an {@link OriginError}, which becomes the answer. Never
+ * throws itself; the promise settles once the answer is written and never rejects. The origin's own listener
+ * calls {@link serveRequest}, which needs no promise.
  */
 export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
