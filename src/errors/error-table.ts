@@ -192,6 +192,17 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The client closed the connection before the request body was complete.',
   },
+  ORIGIN_HTTP_BODY_TIMEOUT: {
+    category: 'limit',
+    httpStatus: 408,
+    message:
+      'The request body arrived too slowly: {bytes} bytes in {elapsedMs} ms, beyond bodyReadTimeoutMs {timeoutMs} plus one second per minBodyBytesPerSecond {minBytesPerSecond} bytes received.',
+  },
+  ORIGIN_HTTP_TOO_MANY_RECORDS: {
+    category: 'limit',
+    httpStatus: 413,
+    message: 'The request body holds more than maxRecordsPerRequest {limit} records (failures included).',
+  },
   ORIGIN_HTTP_OVERLOADED: {
     category: 'limit',
     httpStatus: 503,
@@ -201,6 +212,12 @@ export const ERROR_TABLE = {
     category: 'limit',
     httpStatus: 503,
     message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
+  },
+  ORIGIN_HTTP_LOW_MEMORY: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
   },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',
@@ -266,6 +283,18 @@ export const ERROR_TABLE = {
     category: 'limit',
     httpStatus: 400,
     message: 'The XML record at byte {offset} nests elements deeper than maxNestingDepth {limit}.',
+  },
+  ORIGIN_XML_TOO_MANY_ATTRIBUTES: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML element at line {line} has more than maxAttributesPerElement {limit} attributes; the rest of the body is not read.',
+  },
+  ORIGIN_XML_TOKEN_TOO_LONG: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML {token} at line {line} is longer than {limit} characters (the larger of maxTokenLengthChars and maxRecordLengthChars); the rest of the body is not read.',
   },
   ORIGIN_XML_RECORD_TOO_LONG: {
     category: 'parse',
@@ -396,13 +425,26 @@ export const ERROR_TABLE = {
   },
   ORIGIN_PIPELINE_TIMEOUT: {
     category: 'pipeline',
-    httpStatus: 503,
-    message: 'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}.',
+    httpStatus: 504,
+    message:
+      'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_PIPELINE_STOPPED: {
     category: 'pipeline',
     httpStatus: 500,
     message: 'A record failed and onRecordError is stopPipeline, so the origin stops: {detail}.',
+  },
+  ORIGIN_PIPELINE_NOT_STARTED: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'No runner took the batch within responseTimeoutMs {timeoutMs}, so it was withdrawn before reaching the pipeline; retry later.',
+  },
+  ORIGIN_PIPELINE_ABANDONED: {
+    category: 'pipeline',
+    httpStatus: 504,
+    message:
+      'The origin was destroyed while the pipeline ran the batch; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_RUNNER_POOL_OPTION_INVALID: {
     category: 'config',

@@ -24,6 +24,11 @@ export interface RequestAttributeOptions {
    */
   readonly identity?: Readonly<Record<string, string>> | undefined;
   /**
+   * Further names a header may not take (attributes the origin or a format writes, decision 0046): such a
+   * header is left out like one named `method`. Asked with the lower-cased header name.
+   */
+  readonly reserved?: { has(lowerCaseName: string): boolean } | undefined;
+  /**
    * The client's address as read when the request arrived, when the caller read it then (a socket that has
    * closed since no longer knows it); else it is read from `req.socket` now.
    */
@@ -136,6 +141,8 @@ export function requestAttributes(
       attributes[first] += (key === 'cookie' ? '; ' : ', ') + value;
       continue;
     }
+    // Only a header's first occurrence gets here, so a reserved one costs one look-up however often it repeats.
+    if (options.reserved?.has(key) === true) continue;
     keys.push(key);
     names.push(name);
     if (index !== undefined) index.set(key, keys.length - 1);

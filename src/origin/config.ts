@@ -41,6 +41,10 @@ export interface HttpConfig {
   readonly maxConcurrentRequests: number;
   /** MB of 10^6 bytes, 1..100000. */
   readonly maxRequestSizeMb: number;
+  /** Records (failures included) one body may hold (addition). */
+  readonly maxRecordsPerRequest: number;
+  /** 1..100; 100 = no heap check (addition). */
+  readonly maxHeapUsagePercent: number;
   readonly useKerberosWithSpnego: boolean;
   /** The three Kerberos keys are non-empty when `useKerberosWithSpnego`. */
   readonly kerberosRealm: string;
@@ -51,6 +55,11 @@ export interface HttpConfig {
   readonly queueTimeoutMs: number;
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** Capped at `requestTimeoutMs` when the server is made (addition). */
+  readonly headersTimeoutMs: number;
+  /** 0 = no body pace check (addition). */
+  readonly bodyReadTimeoutMs: number;
+  readonly minBodyBytesPerSecond: number;
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;

@@ -13,6 +13,8 @@ export interface RequestAttributeSources {
   readonly copyApplicationId: boolean;
   /** Copy `Cookie` into the attributes. */
   readonly copyCookieHeaders: boolean;
+  /** Attribute names no request header may take (decision 0046); see `reservedAttributeNames`. */
+  readonly reservedAttributes?: { has(lowerCaseName: string): boolean };
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
   readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
 }
@@ -80,6 +82,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
       verified: this.#verified,
       identity: this.identity,
       remoteAddress: this.#remoteAddress,
+      reserved: this.#sources.reservedAttributes,
     }));
   }
 

@@ -192,7 +192,7 @@ describe('basic authentication over TLS', () => {
 describe('basic authentication users while TLS is off', () => {
   it('warns at start that they are not used, and lets requests in without credentials', async () => {
     const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
     const origin = new Origin(
       {
         general: { name: 'plain' },
@@ -211,7 +211,7 @@ describe('basic authentication users while TLS is off', () => {
     expect(warn.mock.calls).toEqual([
       [
         "Origin 'plain': tls.basicAuthenticationUsers are not used: basic authentication needs tls.useTls.",
-        { type: 'RestServiceOriginWarning', code: 'ORIGIN_AUTH_OPTIONS_IGNORED' },
+        { type: 'OriginWarning', code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED' },
       ],
     ]);
     expect(origin.describe().authentication).toBe('none');
@@ -269,7 +269,7 @@ describe('secrecy of basic-authentication passwords', () => {
     try {
       new Origin(
         { dataFormat: { format: 'json' }, tls: { basicAuthenticationUsers: [{ password: PASSWORD }] } },
-        { runners: new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 }) },
+        { runners: new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 }) },
       );
     } catch (error) {
       refused = error;
