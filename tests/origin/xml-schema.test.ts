@@ -55,7 +55,7 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
 
   /** Starts an origin that must fail to start; returns the error. */
   async function startFailure(xmlSchema: string): Promise<unknown> {
-    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
     const origin = new Origin(
       {
         general: { resourcesDirectory: resources },
@@ -80,7 +80,12 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
   it('validates with imports and includes resolved relative to the resources directory and to each file', async () => {
     running = await startOrigin({
       general: { resourcesDirectory: resources },
-      httpResponse: { dataFormat: 'xml', validateSchema: true, xmlSchema: schemaImporting('xsd/types.xsd') },
+      httpResponse: {
+        dataFormat: 'xml',
+        validateSchema: true,
+        xmlSchema: schemaImporting('xsd/types.xsd'),
+        sendErrorDetails: true,
+      },
     });
     const valid = await send(running.url, { body: '{"id":7}' });
     expect(valid.status).toBe(200);

@@ -36,6 +36,32 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const NON_WHITESPACE = /\S/;
 
 /**
+ * Text is written to sax in slices of at most this many characters, so that its buffers and attribute list are
+ * checked against the limits while a token is still being read, not after a whole chunk of it.
+ */
+const SAX_SLICE_CHARS = 16_384;
+
+/** sax's buffers of one token each, by the name a failure gives the token. */
+const SAX_BUFFERS = {
+  comment: 'comment',
+  sgmlDecl: 'declaration',
+  doctype: 'DOCTYPE',
+  procInstName: 'processing instruction',
+  procInstBody: 'processing instruction',
+  cdata: 'CDATA section',
+  tagName: 'element name',
+  attribName: 'attribute name',
+  attribValue: 'attribute value',
+  entity: 'entity reference',
+  textNode: 'text',
+} as const;
+
+/** The parts of sax's parser state the limits read (sax's own, undocumented, stable since sax 1.0). */
+type SaxInternals = { readonly attribList: unknown[] } & {
+  readonly [K in keyof typeof SAX_BUFFERS]?: string;
+};
+
+/**
  * Parses one XML body into records, on sax in strict mode (well-formedness is checked; a non-XML body is a
  * failure, never a guess).
  *
@@ -124,6 +150,10 @@ export class XmlParser implements Parser {
     // sax checks its buffers only at the end of each write, flushing or failing depending on where the chunks
     // were cut; switching the check off keeps results independent of chunking. Record length is bounded here.
     (parser as unknown as { bufferCheckPosition: number }).bufferCheckPosition = Number.POSITIVE_INFINITY;
+    // In xmlns mode sax looks each new attribute name up in its list of [name, value] pairs with indexOf, which
+    // never finds a string among pairs: always -1, at a cost that makes one element's attributes quadratic (200k
+    // attributes took 16 s). The same answer at once; sax empties the list in place, so the override stays.
+    (parser as unknown as SaxInternals).attribList.indexOf = () => -1;
     parser.onopentag = (tag) => this.#open(tag as QualifiedTag);
     parser.onclosetag = () => this.#close();
     parser.ontext = (text) => this.#addText(text);
@@ -201,10 +231,17 @@ export class XmlParser implements Parser {
     const text = this.#options.ignoreControlCharacters ? decoded.replace(CONTROL_CHARACTERS, '') : decoded;
     if (text === '') return;
     this.#text += text;
-    try {
-      this.#sax.write(text);
-    } catch {
-      // sax throws on the write after an error it already reported through onerror.
+    for (let at = 0; at < text.length && !this.#failed;) {
+      let end = Math.min(text.length, at + SAX_SLICE_CHARS);
+      // A surrogate pair stays in one slice.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
+      try {
+        this.#sax.write(at === 0 && end === text.length ? text : text.slice(at, end));
+      } catch {
+        // sax throws on the write after an error it already reported through onerror.
+      }
+      at = end;
+      if (!this.#failed) this.#checkSaxLimits();
     }
     if (this.#failed || this.#recordStart < 0) return;
     const written = this.#textStart + this.#text.length;
@@ -221,8 +258,35 @@ export class XmlParser implements Parser {
     }
   }
 
+  /** Ends the parse when the element being read has too many attributes or a token is too long. */
+  #checkSaxLimits(): void {
+    const sax = this.#sax as unknown as SaxInternals;
+    const options = this.#options;
+    if (sax.attribList.length > options.maxAttributesPerElement) {
+      this.#halt('ORIGIN_XML_TOO_MANY_ATTRIBUTES', { limit: options.maxAttributesPerElement });
+      return;
+    }
+    // A record's own tokens (its start tag too, read before the parser knows it starts a record) may be as long as
+    // the record may be.
+    const limit = Math.max(options.maxTokenLengthChars, options.maxRecordLengthChars);
+    for (const buffer of Object.keys(SAX_BUFFERS) as (keyof typeof SAX_BUFFERS)[]) {
+      if ((sax[buffer]?.length ?? 0) > limit) {
+        this.#halt('ORIGIN_XML_TOKEN_TOO_LONG', { token: SAX_BUFFERS[buffer], limit });
+        return;
+      }
+    }
+  }
+
   #open(tag: QualifiedTag): void {
     if (this.#failed) return;
+    // A short element's attributes are all read within one slice, before the check between slices sees them.
+    let attributes = 0;
+    for (const _name in tag.attributes) {
+      if (++attributes > this.#options.maxAttributesPerElement) {
+        this.#halt('ORIGIN_XML_TOO_MANY_ATTRIBUTES', { limit: this.#options.maxAttributesPerElement });
+        return;
+      }
+    }
     const depth = this.#depth++;
     if (this.#recordStart >= 0) {
       if (++this.#recordDepth > this.#options.maxNestingDepth && !this.#recordTooDeep) {
@@ -377,6 +441,14 @@ export class XmlParser implements Parser {
   }
 
   #malformed(detail: string): void {
+    this.#halt('ORIGIN_XML_MALFORMED', { column: this.#sax.column, detail });
+  }
+
+  /** Ends the parse with a failure that names the line; the rest of the body is ignored. */
+  #halt(
+    code: 'ORIGIN_XML_MALFORMED' | 'ORIGIN_XML_TOO_MANY_ATTRIBUTES' | 'ORIGIN_XML_TOKEN_TOO_LONG',
+    params: Record<string, string | number>,
+  ): void {
     if (this.#failed) return;
     this.#failed = true;
     const position = this.#sax.position;
@@ -390,8 +462,8 @@ export class XmlParser implements Parser {
       : this.#byteOffsetAt(Math.max(this.#textStart, Math.min(position - 1, this.#textEnd())));
     this.#failures.push(
       failure({
-        code: 'ORIGIN_XML_MALFORMED',
-        params: { line: this.#sax.line + 1, column: this.#sax.column, detail },
+        code,
+        params: { line: this.#sax.line + 1, ...params },
         recordIndex: this.#index,
         byteOffset,
         excerpt,
@@ -422,6 +494,10 @@ export class XmlParser implements Parser {
     this.#text = this.#text.slice(cut);
     this.#textStart += cut;
   }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** `map[key] = value`, also for a key `__proto__` (an XML name may be one), which plain assignment would not set. */
