@@ -222,12 +222,10 @@ describe('XML response over a real socket', () => {
   });
 
   it('refuses with a 500 envelope a prefix that nothing declares', async () => {
-    running = await startOrigin(
-      { httpResponse: { dataFormat: 'xml', prettyFormat: false, sendErrorDetails: true } },
-      (batch) => {
-        new SendResponse().write(batch, [new DataRecord({ value: { 'p:x': 1 } })]);
-      },
-    );
+    const httpResponse = { dataFormat: 'xml', prettyFormat: false, sendErrorDetails: true } as const;
+    running = await startOrigin({ httpResponse }, (batch) => {
+      new SendResponse().write(batch, [new DataRecord({ value: { 'p:x': 1 } })]);
+    });
     const answer = await send(running.url, { body: '{}' });
     expect(answer.status).toBe(500);
     expect(answer.text).toContain(

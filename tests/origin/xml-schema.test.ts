@@ -80,6 +80,7 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
   it('validates with imports and includes resolved relative to the resources directory and to each file', async () => {
     running = await startOrigin({
       general: { resourcesDirectory: resources },
+      // The validator's complaint is a detail the client sees only with sendErrorDetails (decision 0046).
       httpResponse: {
         dataFormat: 'xml',
         validateSchema: true,
