@@ -8,6 +8,7 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
+import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
@@ -299,7 +300,11 @@ export function refuse(
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   // A body left unread would be drained by Node to keep the connection alive; closing is cheaper and safer.
-  if (!request.bodyRead && !req.complete) headers['Connection'] = 'close';
+  if (!request.bodyRead && !req.complete) {
+    headers['Connection'] = 'close';
+    // The client may still be sending: it must get to read this answer before the connection goes.
+    lingerOnClose(req.socket);
+  }
   send(ctx, res, rendered, headers);
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
   ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
