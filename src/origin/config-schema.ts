@@ -207,6 +207,12 @@ function httpSchema(): JsonSchema {
       undefined,
       '(addition) Every this many body bytes received give the body one more second beyond bodyReadTimeoutMs (the rule of Apache mod_reqtimeout, `body=20,MinRate=500`): a client that keeps up this rate is never cut off by bodyReadTimeoutMs. 0: bodyReadTimeoutMs bounds the whole body.',
     ),
+    clientReadTimeoutMs: integer(
+      20000,
+      0,
+      MAX_TIMER_MS,
+      '(addition) How long a client may go without reading any of its answer while the answer is being sent, in milliseconds; then the connection is closed, so a client that never reads a large answer does not hold its memory. 0: no timeout.',
+    ),
     keepAliveTimeoutMs: integer(
       5000,
       0,

@@ -551,7 +551,7 @@ function pipelineError(error: unknown): OriginError {
 }
 
 function send(
-  ctx: Pick<RequestContext, 'isClosing'>,
+  ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
@@ -563,6 +563,10 @@ function send(
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
+  // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
+  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
+  const { clientReadTimeoutMs } = ctx.config.http;
+  if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
 }
 
 function failureError(failure: ParseFailure): OriginError {

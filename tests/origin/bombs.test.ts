@@ -2,6 +2,7 @@ import { crc32, createDeflateRaw, createGzip, type Gzip, type DeflateRaw } from 
 import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { pack } from 'tar-stream';
 import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/http/snappy-framing';
+import { collectGarbage } from './collect-garbage';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 import { answerOf, rawConnection, streamRequest } from './raw-client';
 
@@ -10,7 +11,7 @@ const MB = 1_000_000;
 const FLAT_RSS_BYTES = 250 * MB;
 
 function rss(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+  collectGarbage();
   return process.memoryUsage().rss;
 }
 

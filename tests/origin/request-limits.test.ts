@@ -1,5 +1,6 @@
 import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { HeapGuard } from '../../src/origin/heap-guard';
+import { collectGarbage } from './collect-garbage';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 import { streamRequest } from './raw-client';
 
@@ -13,9 +14,9 @@ const answer400OnErrors: Pipeline = (batch) => {
   sendErrorRecords.write(batch);
 };
 
-/** Resident memory now, in bytes, after a full collection when the test runs with --expose-gc. */
+/** Resident memory now, in bytes, after a full collection. */
 function rss(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+  collectGarbage();
   return process.memoryUsage().rss;
 }
 
