@@ -5,6 +5,7 @@
  */
 import { ERROR_TABLE, describeError, type ErrorCategory, type ErrorSpec } from '../src/errors/error-table';
 import type { FormatRegistry } from '../src/formats/format-registry';
+import { configFileSchema } from '../src/cli/config-file';
 import { REQUIRED_WHEN_RULES, buildConfigSchema } from '../src/origin/config-schema';
 
 // Categories in the order the docs list them; a category added to the table later is listed after these.
@@ -213,4 +214,9 @@ export function renderConfigDoc(registry: FormatRegistry): string {
     }
   }
   return parts.join('\n\n') + '\n';
+}
+
+/** `config.schema.json`: the JSON Schema of a config file of the built-in formats, two-space indented. */
+export function renderConfigSchemaFile(registry: FormatRegistry): string {
+  return `${JSON.stringify(configFileSchema(registry), null, 2)}\n`;
 }

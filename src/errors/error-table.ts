@@ -113,6 +113,28 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: 'reloadTls() needs tls.useTls; this origin serves plain HTTP.',
   },
+  ORIGIN_AUTH_KERBEROS_UNAVAILABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message:
+      "Kerberos with SPNEGO needs the optional package 'kerberos' (a native addon built against the MIT Kerberos library libkrb5, Debian libkrb5-dev), which cannot be loaded: {detail}.",
+  },
+  ORIGIN_AUTH_KEYTAB_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "http.keytabFile '{path}' cannot be read: {detail}.",
+  },
+  ORIGIN_AUTH_SPNEGO_UNUSABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "The SPNEGO service principal '{principal}' cannot be used with keytab '{path}': {detail}.",
+  },
+  ORIGIN_AUTH_KEYTAB_CONFLICT: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message:
+      "http.keytabFile '{path}' differs from the keytab '{other}' that another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
+  },
 
   // Rejections of a request before it reaches the pipeline.
   ORIGIN_HTTP_METHOD_NOT_ALLOWED: {
@@ -129,6 +151,26 @@ export const ERROR_TABLE = {
     category: 'auth',
     httpStatus: 403,
     message: 'The application ID of the request is not in the configured list of application IDs.',
+  },
+  ORIGIN_AUTH_CREDENTIALS_MISSING: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The request carries no {scheme} credentials; send them in the Authorization header.',
+  },
+  ORIGIN_AUTH_CREDENTIALS_INVALID: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The {scheme} credentials of the request are malformed or were not accepted.',
+  },
+  ORIGIN_AUTH_NEGOTIATE_FAILED: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The Kerberos SPNEGO token of the request was refused: {detail}.',
+  },
+  ORIGIN_AUTH_REALM_REFUSED: {
+    category: 'auth',
+    httpStatus: 403,
+    message: "Kerberos principal '{principal}' is not of kerberosRealm '{realm}'.",
   },
   ORIGIN_HTTP_BODY_TOO_LARGE: {
     category: 'limit',
@@ -383,13 +425,26 @@ export const ERROR_TABLE = {
   },
   ORIGIN_PIPELINE_TIMEOUT: {
     category: 'pipeline',
-    httpStatus: 503,
-    message: 'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}.',
+    httpStatus: 504,
+    message:
+      'The pipeline did not finish the batch within responseTimeoutMs {timeoutMs}; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_PIPELINE_STOPPED: {
     category: 'pipeline',
     httpStatus: 500,
     message: 'A record failed and onRecordError is stopPipeline, so the origin stops: {detail}.',
+  },
+  ORIGIN_PIPELINE_NOT_STARTED: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'No runner took the batch within responseTimeoutMs {timeoutMs}, so it was withdrawn before reaching the pipeline; retry later.',
+  },
+  ORIGIN_PIPELINE_ABANDONED: {
+    category: 'pipeline',
+    httpStatus: 504,
+    message:
+      'The origin was destroyed while the pipeline ran the batch; it may have been processed in part or in whole, so do not resend it blindly.',
   },
   ORIGIN_RUNNER_POOL_OPTION_INVALID: {
     category: 'config',

@@ -155,15 +155,15 @@ function httpSchema(): JsonSchema {
     ),
     kerberosRealm: text(
       '',
-      'Kerberos Realm: the realm of the SPNEGO service. Required when useKerberosWithSpnego is true.',
+      'Kerberos Realm: the realm of the SPNEGO service; a client principal of another realm is answered 403. Required when useKerberosWithSpnego is true.',
     ),
     httpSpnegoPrincipal: text(
       '',
-      'HTTP-SPNEGO Principal: the service principal in the keytab, `HTTP/<fully qualified host name>@<realm>`. Required when useKerberosWithSpnego is true.',
+      'HTTP-SPNEGO Principal: the service principal in the keytab, `HTTP/<fully qualified host name>@<realm>`, with the host name clients call and the realm of kerberosRealm. Required when useKerberosWithSpnego is true.',
     ),
     keytabFile: text(
       '',
-      'Keytab File: the local path of the keytab that holds the principal. Required when useKerberosWithSpnego is true.',
+      'Keytab File: the keytab that holds the principal, an absolute path or one relative to general.resourcesDirectory. GSSAPI reads it through the process-wide KRB5_KTNAME, so the origins of one process with SPNEGO share one keytab. Required when useKerberosWithSpnego is true.',
     ),
     queueSize: integer(
       100,
@@ -228,6 +228,14 @@ function httpSchema(): JsonSchema {
     copyAuthorizationHeaders: bool(
       false,
       '(addition) Copy the `Authorization` and `Proxy-Authorization` request headers into record header attributes. Off keeps credentials out of records.',
+    ),
+    copyApplicationId: bool(
+      false,
+      '(addition) Copy the application ID into record header attributes: the `X-ENGINE-APPLICATION-ID` request header, and the `engineApplicationId` parameter in the `queryString` attribute. Off keeps the application ID, a shared secret, out of records.',
+    ),
+    copyCookieHeaders: bool(
+      false,
+      '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
   });
 }
@@ -414,6 +422,10 @@ function httpResponseSchema(): JsonSchema {
     xmlSchema: text(
       '',
       'XML Schema: the XSD text XML responses are validated against. Required when validateSchema is true.',
+    ),
+    sendErrorDetails: bool(
+      false,
+      "(addition) Send Error Details: answer a failed batch (ORIGIN_PIPELINE_FAILED), an unexpected failure (ORIGIN_INTERNAL_ERROR) and a response that could not be rendered or validated (ORIGIN_RESPONSE_RENDER_FAILED, ORIGIN_RESPONSE_SCHEMA_INVALID) with the underlying error's message word for word. Off: the client gets the code, a generic text and the request ID; the message still reaches the origin's rejection event. Such messages can carry paths, queries or secrets.",
     ),
   });
 }

@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { spnegoPrincipalProblem } from '../auth/spnego-principal';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
@@ -64,6 +65,8 @@ export interface HttpConfig {
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
+  readonly copyApplicationId: boolean;
+  readonly copyCookieHeaders: boolean;
 }
 
 /**
@@ -140,8 +143,8 @@ function compiledFor(registry: FormatRegistry): CompiledSchema {
  * @throws ConfigError listing every problem, each with the JSON Pointer of the offending value and a readable
  *   message: schema violations (`/http/port must be <= 65535`), unknown keys (the path names the key), missing
  *   `dataFormat` or `dataFormat.format`, and the cross-field rules (`gatewayServiceName` when `useApiGateway`;
- *   `kerberosRealm`, `httpSpnegoPrincipal` and `keytabFile` when `useKerberosWithSpnego`; `xmlSchema` when
- *   `validateSchema`).
+ *   `kerberosRealm`, `httpSpnegoPrincipal` and `keytabFile` when `useKerberosWithSpnego`, and
+ *   `httpSpnegoPrincipal` of the form `HTTP/<fqdn>@<kerberosRealm>`; `xmlSchema` when `validateSchema`).
  * @throws OriginError `ORIGIN_FORMAT_NAME_RESERVED` when the registry holds a format named `format` or
  *   `compression`.
  */
@@ -199,7 +202,20 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
       }
     }
   }
+  problems.push(...spnegoProblems(config));
   return problems;
+}
+
+/** `httpSpnegoPrincipal` must read `HTTP/<fqdn>@<REALM>` with the realm of `kerberosRealm`. */
+function spnegoProblems(config: Record<string, unknown>): ConfigProblem[] {
+  const http = config['http'];
+  if (!isObject(http) || http['useKerberosWithSpnego'] !== true) return [];
+  const principal = http['httpSpnegoPrincipal'];
+  const realm = http['kerberosRealm'];
+  if (typeof principal !== 'string' || typeof realm !== 'string') return [];
+  if (principal.trim() === '' || realm.trim() === '') return [];
+  const problem = spnegoPrincipalProblem(principal, realm);
+  return problem === undefined ? [] : [{ path: '/http/httpSpnegoPrincipal', message: problem }];
 }
 
 /** The schema's `enum` of format names cannot say "nothing is allowed", so an empty registry is checked here. */

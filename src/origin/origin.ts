@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
+import type { AuthenticationMethod, Authenticator } from '../auth/authenticator';
+import { authenticationMethodOf, ignoredAuthenticationOptions } from '../auth/authentication-method';
+import { authenticatorFor } from '../auth/authenticator-for';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
@@ -22,6 +25,7 @@ import { handleRequest, refuse, serveRequest, type RequestContext } from './hand
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
+import { reservedAttributeNames } from './reserved-attributes';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -30,10 +34,32 @@ import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
  */
 export type OriginState = 'idle' | 'starting' | 'listening' | 'closing' | 'closed' | 'failed';
 
+/**
+ * What an origin serves and how it lets callers in ({@link Origin.describe}): plain data without any secret,
+ * also carried by the `start` event.
+ */
+export interface OriginDescription {
+  /** The endpoint URL once listening, else `null`. */
+  readonly endpoint: string | null;
+  /** `tls.useTls`. */
+  readonly tls: boolean;
+  /** Mutual TLS: a client certificate chained to the truststore is required in the handshake. */
+  readonly mutualTls: boolean;
+  /** The authentication method in force by the precedence of spec §5 (`gateway` > `spnego` > `basic` > `none`). */
+  readonly authentication: AuthenticationMethod;
+  /**
+   * The application ID check: `none` (no list), `header` (`X-ENGINE-APPLICATION-ID`), or `headerOrUrl` (also
+   * `?engineApplicationId=`).
+   */
+  readonly applicationIds: 'none' | 'header' | 'headerOrUrl';
+  /** Authentication options that are set but not in force, each as a sentence (empty when none). */
+  readonly ignored: readonly string[];
+}
+
 /** The events an origin emits, and what each listener receives. */
 export interface OriginEvents {
-  /** The origin listens; `url` is the endpoint to display. */
-  start: { url: string };
+  /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
+  start: { url: string; description: OriginDescription };
   /** A request arrived (before any check). */
   request: { requestId: string; method: string; path: string; remoteHost: string };
   /** The pipeline ran a request's batch and the response was sent. */
@@ -78,6 +104,7 @@ export class Origin {
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
   readonly #tls: TlsSettings | undefined;
+  readonly #authenticator: Authenticator | undefined;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
   #url: string | undefined;
@@ -93,6 +120,8 @@ export class Origin {
       resourcesDirectory: this.config.general.resourcesDirectory,
       credentials: options.tlsCredentials ?? {},
     });
+    this.#authenticator = authenticatorFor(this.config);
+    warnIgnoredAuthentication(this.config);
     this.#runners = options.runners;
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
@@ -109,6 +138,7 @@ export class Origin {
     this.#context = {
       config: this.config,
       body,
+      authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
       heap: new HeapGuard(http.maxHeapUsagePercent),
@@ -126,6 +156,9 @@ export class Origin {
       inFlight: this.#inFlight,
       attributeSources: {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
+        copyApplicationId: http.copyApplicationId,
+        copyCookieHeaders: http.copyCookieHeaders,
+        reservedAttributes: reservedAttributeNames(formats),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
@@ -141,6 +174,23 @@ export class Origin {
   /** The endpoint URL once listening (`http://<host>:<port>/`, `https://…` with TLS), else `undefined`. */
   get url(): string | undefined {
     return this.#url;
+  }
+
+  /**
+   * What the origin serves and how it lets callers in: endpoint, TLS, mutual TLS, the authentication method in
+   * force and the application ID mode (plain data, no secret). The `start` event carries the same.
+   */
+  describe(): OriginDescription {
+    const { http } = this.config;
+    return {
+      endpoint: this.#url ?? null,
+      tls: this.#tls !== undefined,
+      mutualTls: this.#tls?.requireClientAuthentication === true,
+      authentication: authenticationMethodOf(this.config),
+      applicationIds:
+        http.applicationIds.length === 0 ? 'none' : http.applicationIdInUrl ? 'headerOrUrl' : 'header',
+      ignored: ignoredAuthenticationOptions(this.config),
+    };
   }
 
   /** Subscribes to an event. */
@@ -173,6 +223,7 @@ export class Origin {
     this.#state = 'starting';
     const { http } = this.config;
     try {
+      await this.#authenticator?.prepare?.();
       const tls = await this.#tls?.load();
       this.#lease = await leasePort(this.#tenant(tls), {
         host: http.host,
@@ -184,11 +235,12 @@ export class Origin {
       });
     } catch (error) {
       this.#state = 'failed';
+      this.#authenticator?.release?.();
       throw error;
     }
     this.#state = 'listening';
     this.#url = endpointUrl(this.#tls ? 'https' : 'http', http.host, this.#lease.address.port);
-    this.#emit('start', { url: this.#url });
+    this.#emit('start', { url: this.#url, description: this.describe() });
     return this.#url;
   }
 
@@ -268,6 +320,7 @@ export class Origin {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     this.#runningBatches.stop();
+    this.#authenticator?.release?.();
     this.#lease = undefined;
     this.#emit('stop', reason ? { reason } : {});
   }
@@ -318,8 +371,21 @@ function refuseUnsupported(config: OriginConfig): void {
     problems.push({ path, message: `${JSON.stringify(value)} is not supported by this version yet` });
   };
   if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
-  if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
+ * Warns once, at construction, of authentication options that are set but not in force (basic users without TLS,
+ * basic users or SPNEGO under gateway authentication, basic users beside SPNEGO): a process warning of type
+ * `RestServiceOriginWarning`, code `ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
+ */
+function warnIgnoredAuthentication(config: OriginConfig): void {
+  for (const sentence of ignoredAuthenticationOptions(config)) {
+    process.emitWarning(`Origin '${config.general.name}': ${sentence}.`, {
+      type: 'RestServiceOriginWarning',
+      code: 'ORIGIN_AUTH_OPTIONS_IGNORED',
+    });
+  }
 }
 
 function endpointUrl(scheme: 'http' | 'https', host: string | undefined, port: number): string {

@@ -76,6 +76,7 @@ describe('a copy of the source tree with forbidden imports', () => {
     inject('src/formats/built-in.ts', "import { parseWhole } from './index';");
     inject('src/http/content-encoding.ts', "import { request } from 'undici';");
     inject('src/tls/pem-blocks.ts', "import type { OriginConfig } from '../origin/config';");
+    inject('src/auth/identity-attributes.ts', "import type { OriginConfig } from '../origin/config';");
     // A circle of two new files.
     writeFileSync(
       join(copy, 'src/formats/ping.ts'),
@@ -122,6 +123,7 @@ describe('a copy of the source tree with forbidden imports', () => {
     ['nothing-imports-an-entry-point', 'src/formats/built-in.ts', 'src/formats/index.ts'],
     ['runtime-not-to-dev-dependency', 'src/http/content-encoding.ts', 'undici'],
     ['tls-imports-only-errors', 'src/tls/pem-blocks.ts', 'src/origin/config.ts'],
+    ['auth-imports-only-errors', 'src/auth/identity-attributes.ts', 'src/origin/config.ts'],
     ['no-circular', 'src/formats/ping.ts', 'src/formats/pong.ts'],
   ])('reports %s for %s → %s', (rule, from, to) => {
     expect(violations).toContainEqual(

@@ -84,6 +84,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     keepAliveTimeoutMs: 5000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
+    copyApplicationId: false,
+    copyCookieHeaders: false,
   },
   dataFormat: {
     format: 'lines',
@@ -121,6 +123,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     prettyFormat: true,
     validateSchema: false,
     xmlSchema: '',
+    sendErrorDetails: false,
   },
 };
 
@@ -603,6 +606,8 @@ describe('buildConfigSchema', () => {
       'queueTimeoutMs',
       'responseTimeoutMs',
       'copyAuthorizationHeaders',
+      'copyApplicationId',
+      'copyCookieHeaders',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }

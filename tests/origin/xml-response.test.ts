@@ -114,7 +114,13 @@ describe('XML response over a real socket', () => {
 
   it('answers 500 naming the first violation instead of a response that fails xmlSchema', async () => {
     running = await startOrigin({
-      httpResponse: { dataFormat: 'xml', validateSchema: true, xmlSchema: SCHEMA, prettyFormat: false },
+      httpResponse: {
+        dataFormat: 'xml',
+        validateSchema: true,
+        xmlSchema: SCHEMA,
+        prettyFormat: false,
+        sendErrorDetails: true,
+      },
     });
     const answer = await send(running.url, { body: '{"id":"one"}' });
     expect(answer.status).toBe(500);
@@ -124,10 +130,22 @@ describe('XML response over a real socket', () => {
   });
 
   it('refuses a field name that is not an XML name with a 500 envelope', async () => {
-    running = await startOrigin({ httpResponse: { dataFormat: 'xml', prettyFormat: false } });
+    running = await startOrigin({
+      httpResponse: { dataFormat: 'xml', prettyFormat: false, sendErrorDetails: true },
+    });
     const answer = await send(running.url, { body: '{"1st":1}' });
     expect(answer.status).toBe(500);
     expect(answer.text).toContain("field name '1st' is not a valid XML name");
+  });
+
+  it('withholds what the renderer said unless httpResponse.sendErrorDetails', async () => {
+    running = await startOrigin({ httpResponse: { dataFormat: 'xml', prettyFormat: false } });
+    const answer = await send(running.url, { body: '{"1st":1}' });
+    expect(answer.status).toBe(500);
+    expect(answer.text).toMatch(
+      /<errorMessage>ORIGIN_RESPONSE_RENDER_FAILED - The response could not be rendered: details withheld \(request [\w-]+\)\.<\/errorMessage>/,
+    );
+    expect(answer.text).not.toContain('1st');
   });
 
   it('echoes an XML request as XML', async () => {

@@ -10,5 +10,6 @@ export const avroFormat: DataFormat<AvroFormatConfig> = {
   name: 'avro',
   description: 'Avro: an object container file; one record per Avro record, writer schema in avroSchema.',
   configSchema: AVRO_FORMAT_SCHEMA,
+  headerAttributes: ['avroSchema'],
   createParser: (config) => new AvroParser(config.maxBlockSizeBytes),
 };

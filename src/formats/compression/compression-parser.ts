@@ -8,7 +8,7 @@ import type {
   Parser,
 } from '../data-format';
 import { failure } from '../failure';
-import { ContainerError, type ByteSink, type OpenEntry } from './byte-sink';
+import { ContainerError, inBlocks, type ByteSink, type OpenEntry } from './byte-sink';
 import type { CompressionConfig, CompressionFormat } from './compression-options';
 import { entryAttributes, entryPatternMatcher } from './entry-pattern';
 import { TarReader, looksLikeTar } from './tar-reader';
@@ -58,7 +58,6 @@ export class CompressionParser implements Parser {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
   #decoded = 0;
-  #inputBytes = 0;
   /** Record index of the first record of the current entry. */
   #recordBase = 0;
   #stopped = false;
@@ -83,15 +82,13 @@ export class CompressionParser implements Parser {
       archive: ['zip', 'tar'],
       compressedArchive: ['gzip', 'zip'],
     } as const;
-    this.#root = this.#detector(allowed[this.#mode], true);
+    this.#root = inBlocks(this.#detector(allowed[this.#mode], true), FEED_BYTES);
   }
 
   push(chunk: Uint8Array): ParseResult {
     if (this.#stopped || chunk.length === 0) return EMPTY;
-    // fflate's zip reader may keep a view of its input between pushes; the caller may reuse its chunk.
-    const own = new Uint8Array(chunk);
-    this.#guard(() => this.#root.write(own));
-    this.#inputBytes += chunk.length;
+    // The root copies what it keeps (inBlocks), so the caller may reuse its chunk.
+    this.#guard(() => this.#root.write(chunk));
     return this.#take();
   }
 
@@ -128,7 +125,9 @@ export class CompressionParser implements Parser {
           params,
           scope: 'stage',
           recordIndex: this.#recordBase,
-          byteOffset: this.#inputBytes,
+          // Where a container's fault shows depends on how its bytes were chunked (a decompressor reports it when
+          // fed, not where it starts); the whole input is refused, so the offset is the input's start.
+          byteOffset: 0,
           // The container's bytes are binary and say nothing readable; the message names the problem.
           excerpt: '',
           canContinue: false,
