@@ -147,7 +147,7 @@ function httpSchema(): JsonSchema {
       85,
       1,
       100,
-      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent of its limit used; a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
+      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent used (of its limit less the 48 MiB young generation, where a process really runs out); a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
     ),
     useKerberosWithSpnego: bool(
       false,
