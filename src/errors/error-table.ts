@@ -377,7 +377,14 @@ export const ERROR_TABLE = {
   ORIGIN_AVRO_CODEC_UNSUPPORTED: {
     category: 'parse',
     httpStatus: 400,
-    message: "The Avro container uses codec '{codec}'; supported codecs are null, deflate and snappy.",
+    message:
+      "The Avro container uses codec '{codec}'; supported codecs are null, deflate, snappy, bzip2, xz and zstandard.",
+  },
+  ORIGIN_AVRO_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 413,
+    message:
+      'The Avro container decompresses to more than maxRequestSizeMb {limitMb} ({limitBytes} bytes) in all; decompression stopped at the block at byte {offset}.',
   },
   ORIGIN_AVRO_BLOCK_TOO_LARGE: {
     category: 'limit',

@@ -6,7 +6,7 @@ import { uncompress } from 'snappy';
 import { OriginError } from '../errors/origin-error';
 import type { BodyPaceWatch, PacedRead } from './body-pace';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
-import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from './snappy-framing';
+import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
 
 /**
  * A request body to read: Node's `IncomingMessage`, or any `Readable` / async iterable of bytes with the

@@ -35,11 +35,13 @@ export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan 
   const limitMb = config.http.maxRequestSizeMb;
   const maxRequestBytes = limitMb * 1_000_000;
   const { compression } = config.dataFormat;
+  // Formats that decompress inside the input (Avro's block codecs) hold to the same budget as the body.
+  const budgeted = (source: ParseSource): ParseSource => ({ ...source, maxDecodedBytes: maxRequestBytes });
   const createParser =
     compression.format === 'none'
-      ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
+      ? (source: ParseSource): Parser => format.createParser(formatConfig, budgeted(source))
       : (source: ParseSource): Parser =>
-          createCompressionParser(format, formatConfig, compression, source, {
+          createCompressionParser(format, formatConfig, compression, budgeted(source), {
             maxDecodedBytes: maxRequestBytes,
           });
   const limit = { maxRequestBytes, limitMb };

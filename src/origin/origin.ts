@@ -123,6 +123,7 @@ export class Origin {
     this.#authenticator = authenticatorFor(this.config);
     warnIgnoredAuthentication(this.config);
     this.#runners = options.runners;
+    warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
     this.#admission = new Admission({
@@ -151,7 +152,7 @@ export class Origin {
         rejection: (info) => this.#emit('rejection', info),
       },
       runningBatches: this.#runningBatches,
-      renderer: responseRendererFor(this.config.httpResponse),
+      renderer: responseRendererFor(this.config.httpResponse, this.config.general.resourcesDirectory),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       inFlight: this.#inFlight,
       attributeSources: {
@@ -215,7 +216,9 @@ export class Origin {
    * lists are non-empty and disjoint and their TLS settings identical). With `tls.useTls` it first loads the
    * keystore (and truststore) and calls the host's credential functions, then serves HTTPS. Resolves with the
    * endpoint URL the engine displays. Rejects with `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED`,
-   * `ORIGIN_LISTEN_FAILED` or one of the `ORIGIN_TLS_*` loading errors, leaving the origin `failed`.
+   * `ORIGIN_LISTEN_FAILED`, one of the `ORIGIN_TLS_*` loading errors, or a `ConfigError` when
+   * `httpResponse.xmlSchema` (with `validateSchema`) does not compile or its imports cannot be read, leaving the
+   * origin `failed`.
    */
   async start(): Promise<string> {
     if (this.#state !== 'idle')
@@ -224,6 +227,7 @@ export class Origin {
     const { http } = this.config;
     try {
       await this.#authenticator?.prepare?.();
+      await this.#context.renderer.prepare?.();
       const tls = await this.#tls?.load();
       this.#lease = await leasePort(this.#tenant(tls), {
         host: http.host,
@@ -391,4 +395,19 @@ function warnIgnoredAuthentication(config: OriginConfig): void {
 function endpointUrl(scheme: 'http' | 'https', host: string | undefined, port: number): string {
   const shown = host === undefined || host === '' || host === '0.0.0.0' || host === '::' ? hostname() : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
+}
+
+/**
+ * Warns (a process warning, type `OriginWarning`, code `REST_ORIGIN_RUNNER_POOL_SMALLER`) when the pool says it
+ * has fewer runners than `http.maxConcurrentRequests`: the admitted requests beyond the pool's size then wait for
+ * a runner inside `run`, where neither `http.queueSize` nor `http.queueTimeoutMs` bounds them. A pool that does
+ * not say its size (a JavaScript host may leave `size` out) is not checked.
+ */
+function warnIfPoolIsSmaller(runners: RunnerPool, maxConcurrentRequests: number): void {
+  const size = (runners as { size?: unknown }).size;
+  if (typeof size !== 'number' || !Number.isFinite(size) || size >= maxConcurrentRequests) return;
+  process.emitWarning(
+    `The runner pool has ${size} runner(s), fewer than http.maxConcurrentRequests (${maxConcurrentRequests}): admitted requests beyond ${size} wait for a runner, unbounded by http.queueSize and http.queueTimeoutMs. Make the pool at least as large.`,
+    { type: 'OriginWarning', code: 'REST_ORIGIN_RUNNER_POOL_SMALLER' },
+  );
 }

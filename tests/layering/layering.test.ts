@@ -70,7 +70,7 @@ describe('a copy of the source tree with forbidden imports', () => {
     inject('src/response/status-rule.ts', "import type { OriginConfig } from '../origin/config';");
     inject('src/errors/config-error.ts', "import type { DataRecord } from '../record/data-record';");
     inject('src/record/field-path.ts', "import type { Parser } from '../formats/data-format';");
-    inject('src/http/crc32c.ts', "import { Origin } from '../origin/origin';");
+    inject('src/http/request-attributes.ts', "import { Origin } from '../origin/origin';");
     inject('src/origin/methods.ts', "import { echoPipeline } from '../cli/echo-pipeline';");
     inject('src/origin/admission.ts', "import { Origin } from '../index';");
     inject('src/formats/built-in.ts', "import { parseWhole } from './index';");
@@ -117,7 +117,7 @@ describe('a copy of the source tree with forbidden imports', () => {
     ['response-not-to-origin', 'src/response/status-rule.ts', 'src/origin/config.ts'],
     ['errors-import-nothing', 'src/errors/config-error.ts', 'src/record/data-record.ts'],
     ['record-imports-only-errors', 'src/record/field-path.ts', 'src/formats/data-format.ts'],
-    ['http-not-to-origin-pipeline-response', 'src/http/crc32c.ts', 'src/origin/origin.ts'],
+    ['http-not-to-origin-pipeline-response', 'src/http/request-attributes.ts', 'src/origin/origin.ts'],
     ['origin-not-to-cli', 'src/origin/methods.ts', 'src/cli/echo-pipeline.ts'],
     ['nothing-imports-an-entry-point', 'src/origin/admission.ts', 'src/index.ts'],
     ['nothing-imports-an-entry-point', 'src/formats/built-in.ts', 'src/formats/index.ts'],

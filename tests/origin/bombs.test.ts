@@ -1,7 +1,7 @@
 import { crc32, createDeflateRaw, createGzip, type Gzip, type DeflateRaw } from 'node:zlib';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { pack } from 'tar-stream';
-import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/http/snappy-framing';
+import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/formats/snappy-framing';
 import { collectGarbage } from './collect-garbage';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 import { answerOf, rawConnection, streamRequest } from './raw-client';

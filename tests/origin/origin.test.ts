@@ -12,7 +12,7 @@ import {
   type DataRecord,
   type ListMap,
 } from 'rest-service-origin';
-import { encodeSnappyFramed } from '../../src/http/snappy-framing';
+import { encodeSnappyFramed } from '../../src/formats/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
 let running: TestOrigin[] = [];

@@ -60,7 +60,7 @@ it('installs the rest-origin command', () => {
       encoding: 'utf8',
     },
   );
-  expect(out).toContain('Usage: rest-origin serve --config <file.json>');
+  expect(out).toContain('rest-origin serve --config <file> [--port <port>]');
 });
 
 // `rest-service-origin/formats`: the formats without the origin. Both entries share one copy of the code (chunk

@@ -22,7 +22,7 @@ export interface XmlFormatConfig {
   readonly maxAttributesPerElement: number;
   /** Longest comment, PI, DOCTYPE, CDATA section, name, attribute value or run of text outside records. */
   readonly maxTokenLengthChars: number;
-  /** Charset of the body, as a WHATWG encoding label. */
+  /** Charset of the body, as a WHATWG encoding label; UTF-8 (the default) lets the document say its encoding. */
   readonly charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
   readonly ignoreControlCharacters: boolean;
@@ -100,5 +100,10 @@ export const XML_FORMAT_SCHEMA: JsonSchema = {
         'Addition: the longest single token of the body, in characters: a comment, processing instruction, DOCTYPE, CDATA section, element or attribute name, attribute value, or run of text; maxRecordLengthChars when that is larger, since the tokens of a record may be as long as the record. A longer one ends the parse with an ORIGIN_XML_TOKEN_TOO_LONG failure as soon as the excess is read, so skipped text never piles up in memory.',
     },
     ...TEXT_INPUT_OPTIONS_SCHEMA,
+    charset: {
+      ...TEXT_INPUT_OPTIONS_SCHEMA.charset,
+      description:
+        'Charset of the body (a WHATWG encoding label). UTF-8, the default, leaves the encoding to the document: a byte order mark (UTF-8, UTF-16LE/BE), UTF-16 without one, or the encoding of the XML declaration, else UTF-8. Any other charset is used as it is.',
+    },
   },
 };

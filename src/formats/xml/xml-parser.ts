@@ -90,7 +90,10 @@ type SaxInternals = { readonly attribList: unknown[] } & {
 export class XmlParser implements Parser {
   readonly #options: XmlParserOptions;
   readonly #delimiter: XmlDelimiter;
-  readonly #decoder: TextDecoder;
+  /** Set once the encoding is known: at once for a configured charset, after the document's head otherwise. */
+  #decoder: TextDecoder | undefined;
+  /** Bytes held while the encoding is sniffed from the byte order mark and the XML declaration. */
+  #head: Buffer | undefined;
   readonly #sax: SAXParser;
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
@@ -128,11 +131,15 @@ export class XmlParser implements Parser {
   constructor(options: XmlParserOptions) {
     this.#options = options;
     this.#delimiter = new XmlDelimiter(options.delimiterElement, options.namespaces);
+    let decoder: TextDecoder;
     try {
-      this.#decoder = new TextDecoder(options.charset);
+      decoder = new TextDecoder(options.charset);
     } catch (error) {
       throw new OriginError('ORIGIN_CHARSET_UNSUPPORTED', { charset: options.charset }, { cause: error });
     }
+    // UTF-8, the default, leaves the encoding to the document (docs/decisions/0059-xml-input-encoding-from-the-document.md).
+    if (decoder.encoding === 'utf-8') this.#head = Buffer.alloc(0);
+    else this.#decoder = decoder;
     // strictEntities: only the five XML entities; sax would otherwise accept HTML's (`&nbsp;`), which XML has not.
     const saxOptions: SAXOptions & { strictEntities: boolean } = {
       xmlns: true,
@@ -161,13 +168,19 @@ export class XmlParser implements Parser {
   }
 
   push(chunk: Uint8Array): ParseResult {
-    if (!this.#failed) this.#write(this.#decoder.decode(chunk, { stream: true }));
+    if (!this.#failed) {
+      const decoder = this.#decoder ?? this.#sniff(chunk, false);
+      if (decoder) this.#write(decoder.decode(this.#takeHead(chunk), { stream: true }));
+    }
     return this.#take();
   }
 
   end(): ParseResult {
     if (!this.#failed) {
-      this.#write(this.#decoder.decode());
+      const decoder = this.#decoder ?? this.#sniff(new Uint8Array(0), true);
+      if (decoder) this.#write(decoder.decode(this.#takeHead(new Uint8Array(0))));
+    }
+    if (!this.#failed) {
       // close() resets sax's position, so a missing root is reported before it.
       if (!this.#failed && !this.#seenRoot) this.#malformed('the document has no root element');
       if (!this.#failed) {
@@ -179,6 +192,32 @@ export class XmlParser implements Parser {
       }
     }
     return this.#take();
+  }
+
+  /**
+   * Adds `chunk` to the bytes held while the encoding is unknown and, once they tell it (or at the end), makes
+   * the decoder. An encoding the document declares that has no decoder here fails the body.
+   */
+  #sniff(chunk: Uint8Array, final: boolean): TextDecoder | undefined {
+    const head = Buffer.concat([this.#head ?? Buffer.alloc(0), chunk]);
+    this.#head = head;
+    const label = sniffXmlEncoding(head, final);
+    if (label === undefined) return undefined;
+    try {
+      this.#decoder = new TextDecoder(label);
+    } catch {
+      this.#malformed(`the XML declaration names encoding '${label}', which has no decoder here`);
+      return undefined;
+    }
+    return this.#decoder;
+  }
+
+  /** The held bytes, which already hold `chunk`, once after sniffing; `chunk` itself afterwards. */
+  #takeHead(chunk: Uint8Array): Uint8Array {
+    const head = this.#head;
+    if (head === undefined) return chunk;
+    this.#head = undefined;
+    return head;
   }
 
   #take(): ParseResult {
@@ -275,7 +314,10 @@ export class XmlParser implements Parser {
       this.#recordTooDeep = false;
       this.#excerptHead = undefined;
       this.#recordPath = '/' + this.#names.slice(0, depth + 1).join('/');
-      this.#namespaces = this.#options.includeFieldXpaths ? new Map() : undefined;
+      // The namespaces in scope at the record element become record header attributes, so that a response
+      // writing the record's prefixed names can declare them (docs/decisions/0057-xml-response-declares-every-prefix.md).
+      this.#namespaces = new Map();
+      this.#addNamespaces(tag);
       this.#frames = [this.#frame(tag)];
     } else {
       this.#dropTo(this.#sax.position);
@@ -296,13 +338,17 @@ export class XmlParser implements Parser {
         map[declaration ? `ns|${name}` : `attr|${name}`] = value;
       }
     }
-    if (this.#namespaces) {
-      // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
-      for (const prefix in tag.ns) {
-        if (prefix !== 'xml' && prefix !== 'xmlns') this.#namespaces.set(prefix, tag.ns[prefix] ?? '');
-      }
-    }
+    if (this.#options.includeFieldXpaths) this.#addNamespaces(tag);
     return { name: tag.name, map, attributes, text: '', hasChildren: false };
+  }
+
+  #addNamespaces(tag: QualifiedTag): void {
+    const namespaces = this.#namespaces;
+    if (namespaces === undefined) return;
+    // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
+    for (const prefix in tag.ns) {
+      if (prefix !== 'xml' && prefix !== 'xmlns') namespaces.set(prefix, tag.ns[prefix] ?? '');
+    }
   }
 
   #addText(text: string): void {
@@ -486,4 +532,28 @@ function addXpaths(element: FieldValue, path: string): void {
         map[key] = field('STRING', value, { xpath: `${path}/@${key.slice(5)}` });
     }
   }
+}
+
+/** Longest XML declaration looked for; a longer head without `?>` is read as UTF-8. */
+const MAX_DECLARATION_BYTES = 1024;
+
+/**
+ * The encoding of an XML document from its first bytes (XML 1.0 Appendix F): a byte order mark (UTF-8, UTF-16LE,
+ * UTF-16BE), `<?` in UTF-16 without one, else the `encoding` of the XML declaration, else UTF-8. `undefined`
+ * while `head` is too short to tell and more may come.
+ */
+export function sniffXmlEncoding(head: Uint8Array, final: boolean): string | undefined {
+  if (!final && head.length < 5) return undefined;
+  const [a, b, c, d] = head;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return 'utf-8';
+  if (a === 0xff && b === 0xfe) return 'utf-16le';
+  if (a === 0xfe && b === 0xff) return 'utf-16be';
+  if (a === 0x3c && b === 0x00 && c === 0x3f && d === 0x00) return 'utf-16le';
+  if (a === 0x00 && b === 0x3c && c === 0x00 && d === 0x3f) return 'utf-16be';
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.length);
+  if (!bytes.toString('latin1', 0, 5).startsWith('<?xml')) return 'utf-8';
+  const end = bytes.indexOf('?>');
+  if (end < 0) return !final && bytes.length < MAX_DECLARATION_BYTES ? undefined : 'utf-8';
+  const declared = /\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(bytes.toString('latin1', 0, end));
+  return declared?.[1] ?? 'utf-8';
 }
