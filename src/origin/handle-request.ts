@@ -79,10 +79,10 @@ export interface RequestContext {
 
 /**
  * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
- * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
- * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
- * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
- * needs no promise.
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch →
+ * runners, response. Every step that refuses throws an {@link OriginError}, which becomes the answer. Never
+ * throws itself; the promise settles once the answer is written and never rejects. The origin's own listener
+ * calls {@link serveRequest}, which needs no promise.
  */
 export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
@@ -373,6 +373,40 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/**
+ * Answers a request that no origin of a shared port claims by its application ID (403), after the authentication
+ * of the origin that answers it: an unauthenticated client gets that origin's 401 and challenge instead, so that
+ * it cannot learn which application IDs exist. Origins share a port only with identical TLS settings, basic users
+ * included, so the answering origin's basic authentication is every sharer's.
+ */
+export function refuseUnrouted(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: OriginError,
+): void {
+  const request = { requestId: ctx.nextRequestId(), bodyRead: false, startedAt: performance.now() };
+  const { authenticator } = ctx;
+  if (authenticator === undefined) return refuse(ctx, req, res, error, request);
+  const settled = (outcome: AuthenticationOutcome): void => {
+    if (outcome.ok) refuse(ctx, req, res, error, { ...request, headers: outcome.replyHeaders ?? NO_HEADERS });
+    else
+      refuse(ctx, req, res, outcome.error, {
+        ...request,
+        headers: { 'WWW-Authenticate': outcome.challenge },
+      });
+  };
+  const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);
+  let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+  try {
+    outcome = authenticator.authenticate(req);
+  } catch (thrown) {
+    return failed(thrown);
+  }
+  if (outcome instanceof Promise) outcome.then(settled, failed);
+  else settled(outcome);
 }
 
 /**

@@ -21,7 +21,7 @@ import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -343,12 +343,7 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
-      refuseUnrouted: (req, res, error) =>
-        refuse(this.#context, req, res, error, {
-          requestId: this.#context.nextRequestId(),
-          bodyRead: false,
-          startedAt: performance.now(),
-        }),
+      refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }
 
@@ -381,13 +376,13 @@ function refuseUnsupported(config: OriginConfig): void {
 /**
  * Warns once, at construction, of authentication options that are set but not in force (basic users without TLS,
  * basic users or SPNEGO under gateway authentication, basic users beside SPNEGO): a process warning of type
- * `RestServiceOriginWarning`, code `ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
+ * `OriginWarning`, code `REST_ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
  */
 function warnIgnoredAuthentication(config: OriginConfig): void {
   for (const sentence of ignoredAuthenticationOptions(config)) {
     process.emitWarning(`Origin '${config.general.name}': ${sentence}.`, {
-      type: 'RestServiceOriginWarning',
-      code: 'ORIGIN_AUTH_OPTIONS_IGNORED',
+      type: 'OriginWarning',
+      code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED',
     });
   }
 }
