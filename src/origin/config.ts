@@ -60,6 +60,8 @@ export interface HttpConfig {
   /** 0 = no body pace check (addition). */
   readonly bodyReadTimeoutMs: number;
   readonly minBodyBytesPerSecond: number;
+  /** 0 = none (addition). */
+  readonly clientReadTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
