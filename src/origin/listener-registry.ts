@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
 import type { LoadedTls } from '../tls/tls-settings';
@@ -38,9 +38,19 @@ export interface ListenOptions {
 /** A tenant's hold on a listening port. */
 export interface PortLease {
   readonly address: AddressInfo;
-  /** Closes idle keep-alive connections of this tenant's port (all of them when the tenant is alone on it). */
-  closeIdleConnections(): void;
-  /** Leaves the port; the server closes when its last tenant leaves. `force` also cuts open connections. */
+  /**
+   * The tenant is closing (decision 0047): when it is alone on the port, the port stops accepting connections
+   * now (a client connecting gets `ECONNREFUSED`, before it sent anything), while open connections, idle
+   * keep-alive ones included, stay, so that a request already on its way on one is answered (503 and
+   * `Connection: close` from a closing origin) instead of meeting a reset. Does nothing on a shared port.
+   */
+  stopAccepting(): void;
+  /**
+   * Leaves the port; the server closes when its last tenant leaves. `force` cuts open connections at once.
+   * Without `force` the last tenant closes gently: the port stops accepting, open connections get up to
+   * {@link CLOSE_LINGER_MAX_MS} (at most the keep-alive timeout) to end, still the tenant's to answer, and the
+   * idle ones left after that are closed.
+   */
   release(force: boolean): Promise<void>;
   /**
    * Swaps the TLS material of an HTTPS port: connections made from now on get it, open ones keep theirs, the port
@@ -55,7 +65,14 @@ interface Listener {
   ready: Promise<AddressInfo>;
   /** The TLS fingerprint in force (`''` for plain HTTP); changes with reloadTls. */
   tlsKey: string;
+  /** How long a gentle release waits for open connections to end: min(CLOSE_LINGER_MAX_MS, keep-alive timeout). */
+  readonly lingerMs: number;
+  /** Settles when the server has stopped accepting and its last connection has ended ('close'). */
+  readonly closed: Promise<void>;
 }
+
+/** The longest a gentle release keeps open connections after the port stopped accepting new ones. */
+export const CLOSE_LINGER_MAX_MS = 1000;
 
 /**
  * Which origins of this process listen on which port. A port is shared by several origins when each has a
@@ -104,7 +121,9 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
   });
-  return { server, tenants, ready, tlsKey: first.tlsKey };
+  const lingerMs = Math.max(0, Math.min(CLOSE_LINGER_MAX_MS, options.keepAliveTimeoutMs));
+  const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+  return { server, tenants, ready, tlsKey: first.tlsKey, lingerMs, closed };
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
@@ -191,8 +210,8 @@ function checkCompatible(tenant: PortTenant, listener: Listener, port: number): 
 function leaseOf(listener: Listener, tenant: PortTenant, address: AddressInfo): PortLease {
   return {
     address,
-    closeIdleConnections: () => {
-      if (listener.tenants.length <= 1) listener.server.closeIdleConnections();
+    stopAccepting: () => {
+      if (listener.tenants.length <= 1) stopAccepting(listener.server);
     },
     release: (force) => releaseTenant(listener, tenant, address.port, force),
     reloadTls: (tls) => {
@@ -214,14 +233,36 @@ async function releaseTenant(
   port: number,
   force: boolean,
 ): Promise<void> {
-  removeTenant(listener, tenant);
-  if (listener.tenants.length > 0) return;
+  if (listener.tenants.length > 1 || !listener.tenants.includes(tenant)) {
+    removeTenant(listener, tenant);
+    return;
+  }
   if (listeners.get(port) === listener) listeners.delete(port);
-  await new Promise<void>((resolve) => {
-    listener.server.close(() => resolve());
-    listener.server.closeIdleConnections();
-    if (force) listener.server.closeAllConnections();
-  });
+  const { server, closed } = listener;
+  if (!force) {
+    stopAccepting(server);
+    // Requests arriving on open connections meanwhile are still the tenant's to answer.
+    await Promise.race([closed, delay(listener.lingerMs)]);
+  }
+  removeTenant(listener, tenant);
+  // Also clears http.Server's connection-checking timer, which net.Server's close leaves running.
+  server.close();
+  server.closeIdleConnections();
+  if (force) server.closeAllConnections();
+  await closed;
+}
+
+/**
+ * Stops accepting connections, leaving open ones be: net.Server's own close. http.Server's close would also
+ * destroy every connection it sees as idle, and a request already sent on one of them (still in the kernel's
+ * buffers) would meet a reset. Idempotent.
+ */
+function stopAccepting(server: Server | HttpsServer): void {
+  if (server.listening) NetServer.prototype.close.call(server);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function listenError(error: NodeJS.ErrnoException, options: ListenOptions): OriginError {

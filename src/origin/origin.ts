@@ -252,7 +252,9 @@ export class Origin {
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
-    this.#lease?.closeIdleConnections();
+    // New connections are refused from now on; open ones, idle keep-alive ones included, stay, so that a
+    // request already on its way gets 503 and `Connection: close` rather than a reset (0047).
+    this.#lease?.stopAccepting();
     const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
