@@ -51,6 +51,8 @@ export interface HttpConfig {
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Open connections of the port, idle ones included (addition). */
+  readonly maxConnections: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
 }

@@ -1,6 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
 import type { LoadedTls } from '../tls/tls-settings';
@@ -23,6 +29,15 @@ export interface PortTenant {
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
   /** Answers a request that no tenant of a shared port claims. */
   refuseUnrouted(req: IncomingMessage, res: ServerResponse, error: OriginError): void;
+  /**
+   * The answer to a connection beyond `maxConnections`, written before any request is read: status, headers
+   * (`Retry-After` included) and body, in the tenant's response format. Also counts the refusal.
+   */
+  connectionRefusal(error: OriginError): {
+    status: number;
+    headers: Record<string, string | number>;
+    body: string | Uint8Array;
+  };
 }
 
 /** Server settings taken from the first tenant of a port. */
@@ -31,6 +46,8 @@ export interface ListenOptions {
   readonly port: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Open connections the port keeps at once; a connection beyond it is refused (decision 0048). */
+  readonly maxConnections: number;
   /** Serve HTTPS with these options; absent: plain HTTP. */
   readonly tls?: LoadedTls;
 }
@@ -114,7 +131,12 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
     ? createHttpsServer({ ...options.tls.options, ...httpOptions })
     : createServer(httpOptions);
   const tenants: PortTenant[] = [first];
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => route(tenants, req, res));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // A refused connection's request is read (so that nothing unread resets the connection) and not answered.
+    if (refusedSockets.has(req.socket)) req.resume();
+    else route(tenants, req, res);
+  });
+  capConnections(server, tenants, options);
   server.on('connect', refuseTunnel);
   server.on('clientError', answerClientError);
   const ready = new Promise<AddressInfo>((resolve, reject) => {
@@ -124,6 +146,49 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
   const lingerMs = Math.max(0, Math.min(CLOSE_LINGER_MAX_MS, options.keepAliveTimeoutMs));
   const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
   return { server, tenants, ready, tlsKey: first.tlsKey, lingerMs, closed };
+}
+
+/** Connections beyond `maxConnections`, answered 503 on arrival and closing. */
+const refusedSockets = new WeakSet<object>();
+/** How long a refused connection may stay half-closed, for the client to read its answer and close. */
+const REFUSED_CONNECTION_LINGER_MS = 1000;
+
+/**
+ * Keeps at most `maxConnections` connections open (decision 0048). A connection beyond the cap is answered at
+ * once, before any request is read, with the first tenant's 503 `ORIGIN_HTTP_TOO_MANY_CONNECTIONS` (Retry-After,
+ * `Connection: close`), then half-closed: what the client still sends is read and dropped, so that it meets no
+ * reset, and the socket is destroyed when the client closes or after {@link REFUSED_CONNECTION_LINGER_MS}. Under
+ * TLS the TCP connection is closed at once instead: nothing can be written on it before a handshake.
+ */
+function capConnections(
+  server: Server | HttpsServer,
+  tenants: readonly PortTenant[],
+  options: ListenOptions,
+): void {
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+    if (open <= options.maxConnections) return;
+    const first = tenants[0];
+    const error = new OriginError('ORIGIN_HTTP_TOO_MANY_CONNECTIONS', {
+      maxConnections: options.maxConnections,
+    });
+    if (options.tls || !first) {
+      if (first) first.connectionRefusal(error);
+      socket.destroy();
+      return;
+    }
+    refusedSockets.add(socket);
+    const { status, headers, body } = first.connectionRefusal(error);
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    head += `Content-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
+    socket.write(head);
+    socket.end(bytes);
+    setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS).unref();
+  });
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {

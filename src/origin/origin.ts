@@ -179,6 +179,7 @@ export class Origin {
         port: http.port,
         requestTimeoutMs: http.requestTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+        maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
@@ -287,6 +288,15 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      connectionRefusal: (error) => {
+        this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
+        const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
+        return {
+          status: rendered.status,
+          headers: { ...rendered.headers, 'Retry-After': String(http.retryAfterSeconds) },
+          body: rendered.body,
+        };
+      },
       refuseUnrouted: (req, res, error) =>
         refuse(this.#context, req, res, error, {
           requestId: this.#context.nextRequestId(),

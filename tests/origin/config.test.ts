@@ -76,6 +76,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     responseTimeoutMs: 60000,
     requestTimeoutMs: 300000,
     keepAliveTimeoutMs: 5000,
+    maxConnections: 1000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
   },
