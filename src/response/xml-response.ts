@@ -147,7 +147,9 @@ function isMap(value: FieldValue): value is { [key: string]: FieldValue } {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto === Object.prototype || proto === null) return true;
   // A class instance (a Map, a RegExp, …) is no MAP: its entries would come out empty or wrong.
-  throw renderError(`an instance of ${(value as object).constructor?.name ?? 'a class'} is not a field value`);
+  throw renderError(
+    `an instance of ${(value as object).constructor?.name ?? 'a class'} is not a field value`,
+  );
 }
 
 function envelopeBody(
