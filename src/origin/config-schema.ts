@@ -203,7 +203,7 @@ function httpSchema(): JsonSchema {
       60000,
       1,
       MAX_TIMER_MS,
-      "(addition) How long the pipeline may take on one batch, in milliseconds; then the request is answered 503 and the batch's abort signal fires.",
+      "(addition) How long the pipeline may take on one batch, in milliseconds; then the batch's abort signal fires and the request is answered 503 ORIGIN_PIPELINE_NOT_STARTED with Retry-After when no runner had taken the batch (it is withdrawn), else 504 ORIGIN_PIPELINE_TIMEOUT (it may have been processed).",
     ),
     requestTimeoutMs: integer(
       300000,
@@ -240,6 +240,12 @@ function httpSchema(): JsonSchema {
       0,
       MAX_TIMER_MS,
       "(addition) How long an idle keep-alive connection stays open after a response, in milliseconds (Node's `server.keepAliveTimeout`; 0: no timeout).",
+    ),
+    maxConnections: integer(
+      1000,
+      1,
+      1000000,
+      "(addition) The most connections the port keeps open at once, idle keep-alive ones included. A connection beyond it is answered 503 ORIGIN_HTTP_TOO_MANY_CONNECTIONS with Retry-After and Connection: close as soon as it is accepted, and closed; its request is not read. On a shared port the first origin's value applies.",
     ),
     retryAfterSeconds: integer(
       1,

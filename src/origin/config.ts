@@ -63,6 +63,8 @@ export interface HttpConfig {
   /** 0 = none (addition). */
   readonly clientReadTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Open connections of the port, idle ones included (addition). */
+  readonly maxConnections: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;

@@ -356,13 +356,16 @@ export function refuse(
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
-  // A body left unread would be drained by Node to keep the connection alive; closing is cheaper and safer.
-  if (!request.bodyRead && !req.complete) {
-    headers['Connection'] = 'close';
-    // The client may still be sending: it must get to read this answer before the connection goes.
-    lingerOnClose(req.socket);
-  }
-  send(ctx, res, rendered, headers);
+  const answer = (): void => {
+    // A large body left unread would be drained by Node to keep the connection alive; closing is cheaper.
+    if (!request.bodyRead && !req.complete) {
+      headers['Connection'] = 'close';
+      // The client may still be sending: it must get to read this answer before the connection goes.
+      lingerOnClose(req.socket);
+    }
+    send(ctx, res, rendered, headers);
+  };
+  if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
   ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
   if (ctx.observer.listening.rejection) {
@@ -429,6 +432,42 @@ function describeToClient(error: OriginError, requestId: string): string {
   if (!DETAIL_WITHHELD.has(error.code)) return error.describe();
   const params = { ...error.params, detail: `details withheld (request ${requestId})` };
   return `${error.code} - ${formatMessage(ERROR_TABLE[error.code].message, params)}`;
+}
+
+/** A refused request whose declared body is at most this long is read to its end before the answer (0047). */
+const DRAINED_BODY_MAX_BYTES = 64 * 1024;
+/** How long the rest of such a body may take to arrive before the answer goes anyway. */
+const DRAIN_WAIT_MS = 1000;
+
+/**
+ * Reads and drops the rest of a small refused body, then calls `answer`; returns false (calling nothing) when
+ * the body is not small or the request is gone. Answering while body bytes are still arriving and closing the
+ * connection, as Node does after `Connection: close`, makes the kernel reset it: the client then sees
+ * `ECONNRESET`, often before it has read the answer (Found 11), and a client that reconnects at once after every
+ * such answer fills the port's accept queue, which the kernel resets when the port closes. Read to its end, the
+ * body leaves nothing unread and the connection stays alive (or, from a closing origin, closes cleanly). A body
+ * still incomplete after {@link DRAIN_WAIT_MS} is answered with `Connection: close` as before.
+ */
+function drainSmallBody(req: IncomingMessage, answer: () => void): boolean {
+  if (req.destroyed || req.readableEnded) return false;
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (!(declared <= DRAINED_BODY_MAX_BYTES)) return false;
+  let answered = false;
+  const go = (): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    req.off('end', go);
+    req.off('close', go);
+    req.off('error', go);
+    answer();
+  };
+  const timer = setTimeout(go, DRAIN_WAIT_MS).unref();
+  req.on('end', go);
+  req.on('close', go);
+  req.on('error', go);
+  req.resume();
+  return true;
 }
 
 /**

@@ -235,6 +235,7 @@ export class Origin {
         requestTimeoutMs: http.requestTimeoutMs,
         headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+        maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
@@ -309,7 +310,9 @@ export class Origin {
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
-    this.#lease?.closeIdleConnections();
+    // New connections are refused from now on; open ones, idle keep-alive ones included, stay, so that a
+    // request already on its way gets 503 and `Connection: close` rather than a reset (0047).
+    this.#lease?.stopAccepting();
     const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
@@ -343,6 +346,15 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      connectionRefusal: (error) => {
+        this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
+        const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
+        return {
+          status: rendered.status,
+          headers: { ...rendered.headers, 'Retry-After': String(http.retryAfterSeconds) },
+          body: rendered.body,
+        };
+      },
       refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }

@@ -82,6 +82,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     minBodyBytesPerSecond: 500,
     clientReadTimeoutMs: 20000,
     keepAliveTimeoutMs: 5000,
+    maxConnections: 1000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
