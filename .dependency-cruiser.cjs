@@ -50,6 +50,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(tls|errors)/' },
     },
     {
+      name: 'auth-imports-only-errors',
+      severity: 'error',
+      comment:
+        'auth/ (the authenticator contract, the precedence of methods, basic and SPNEGO) decides from request headers who sent a request; it knows nothing of the origin, records or pipelines: it imports errors/ only.',
+      from: { path: '^src/auth/' },
+      to: { path: '^src/', pathNot: '^src/(auth|errors)/' },
+    },
+    {
       name: 'pipeline-imports-only-record-errors',
       severity: 'error',
       comment:

@@ -8,6 +8,8 @@ export default defineConfig([
     // Both entries share one copy of the code they have in common (chunk files), in CJS too (tsup splits only ESM
     // by default): two copies would mean two `defaultRegistry` objects and two of every class.
     splitting: true,
+    // The optional native addon is loaded at run time when SPNEGO is on; it is never bundled.
+    external: ['kerberos'],
     dts: true,
     sourcemap: true,
     target: 'node20',
@@ -16,6 +18,7 @@ export default defineConfig([
     // The `rest-origin` command: one ESM file with its shebang.
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
+    external: ['kerberos'],
     sourcemap: true,
     target: 'node20',
   },

@@ -50,7 +50,7 @@ export * from './formats/index';
 
 // Pipeline runners.
 export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
-export type { RunnerPool, Pipeline, PipelineContext } from './pipeline/runner-pool';
+export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
 export { echoPipeline } from './cli/echo-pipeline';
 

@@ -66,6 +66,12 @@ export interface ParseResult {
 export interface ParseSource {
   readonly remoteAddress?: string;
   readonly originState: Map<string, unknown>;
+  /**
+   * Most bytes a format may produce, all together, by decompressing data the input carries compressed (Avro's
+   * block codecs); past it the input is refused with a `'stage'` failure answered 413. The origin sets
+   * `http.maxRequestSizeMb` here; absent, only the format's own limits apply.
+   */
+  readonly maxDecodedBytes?: number;
 }
 
 /**
@@ -96,6 +102,13 @@ export interface DataFormat<C = unknown> {
   /** One line for docs. */
   readonly description: string;
   readonly configSchema: JsonSchema;
+  /**
+   * The record header attribute names the format's parsers write (`avroSchema`); a name ending in `*` stands for
+   * every name it starts (`xmlns:*`). The origin reserves them: a request header of such a name (in any case) is
+   * not copied into records, so that a client cannot forge them (decision 0046). Omit when the format writes
+   * none, or when its attributes come from the input itself (Engine Record).
+   */
+  readonly headerAttributes?: readonly string[];
   /** Makes a parser for one input. `config` has been validated against `configSchema` with defaults applied. */
   createParser(config: C, source: ParseSource): Parser;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCode } from '../errors/error-table';
+import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
+import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
@@ -11,7 +12,7 @@ import {
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
-import { FINISHED_RUN, type RunnerPool } from '../pipeline/runner-pool';
+import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
@@ -23,6 +24,7 @@ import type { OriginConfig } from './config';
 import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
+import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
@@ -50,8 +52,12 @@ export interface RequestContext {
   readonly config: OriginConfig;
   /** How every request body is read: limit and parser factory, decided once per origin. */
   readonly body: BodyPlan;
+  /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
+  readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
+  /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
+  readonly heap: HeapGuard;
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
@@ -71,8 +77,8 @@ export interface RequestContext {
 }
 
 /**
- * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing, application ID,
- * encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
+ * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
  * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
  * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
  * needs no promise.
@@ -96,6 +102,7 @@ export function serveRequest(
 }
 
 const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * One request on its way through the path. Each step is a method that either goes on to the next (directly, or
@@ -114,6 +121,8 @@ class ServedRequest implements SlotWaiter {
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
+  /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
+  #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
   #finished = false;
 
@@ -143,14 +152,55 @@ class ServedRequest implements SlotWaiter {
         remoteHost: info.remoteHost,
       });
     }
+    const { method } = info;
+    if (REFUSED_METHODS.has(method)) {
+      return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
+    }
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    // Without authentication (the common case) the request goes on with no outcome object and no promise.
+    const { authenticator } = ctx;
+    if (authenticator === undefined) return this.authorized();
+    this.#authenticate(authenticator);
+  }
+
+  /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
+  authorized(): void {
+    const ctx = this.#ctx;
     try {
-      this.#codings = refuseEarly(ctx, this.#req, info);
+      this.#codings = refuseEarly(ctx, this.#req, this.#info, this.#startedAt);
     } catch (error) {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
     if (release) return this.granted(release);
     ctx.admission.wait(this);
+  }
+
+  /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
+  authenticated(outcome: AuthenticationOutcome): void {
+    if (!outcome.ok) {
+      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      return this.fail(outcome.error);
+    }
+    this.#info.identity = outcome.identity;
+    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    // The origin may have begun to close while an asynchronous authenticator worked.
+    if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.authorized();
+  }
+
+  #authenticate(authenticator: Authenticator): void {
+    let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+    try {
+      outcome = authenticator.authenticate(this.#req);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (!(outcome instanceof Promise)) return this.authenticated(outcome);
+    outcome.then(
+      (settled) => this.authenticated(settled),
+      (error: unknown) => this.fail(error),
+    );
   }
 
   /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
@@ -165,9 +215,17 @@ class ServedRequest implements SlotWaiter {
         remoteAddress: req.socket.remoteAddress,
         originState: ctx.body.originState,
       };
-      const parse = (this.#parse = new BodyParse(ctx.body.createParser(source)));
+      const parse = (this.#parse = new BodyParse(
+        ctx.body.createParser(source),
+        ctx.body.maxRecords,
+        ctx.heap,
+      ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
-      const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+      const { pace } = ctx.body;
+      const options =
+        codings.length === 0
+          ? ctx.body.unencoded
+          : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);
@@ -220,7 +278,7 @@ class ServedRequest implements SlotWaiter {
   answer(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
     try {
-      send(ctx, this.#res, rendered, {});
+      send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
@@ -254,6 +312,7 @@ class ServedRequest implements SlotWaiter {
       requestId: this.#info.requestId,
       bodyRead: this.#bodyRead,
       startedAt: this.#startedAt,
+      headers: this.#replyHeaders,
     });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
     this.finish();
@@ -280,10 +339,19 @@ export function refuse(
   req: IncomingMessage,
   res: ServerResponse,
   error: OriginError,
-  request: { requestId: string; bodyRead: boolean; startedAt: number },
+  request: {
+    requestId: string;
+    bodyRead: boolean;
+    startedAt: number;
+    /** Headers the answer carries besides those of the status (`WWW-Authenticate`). */
+    headers?: Readonly<Record<string, string>>;
+  },
 ): void {
-  const rendered = ctx.renderer.rejection(error.httpStatus, error.describe());
-  const headers: Record<string, string> = {};
+  const rendered = ctx.renderer.rejection(
+    error.httpStatus,
+    ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
+  );
+  const headers: Record<string, string> = { ...request.headers };
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
@@ -302,15 +370,43 @@ export function refuse(
   }
 }
 
-/** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): ContentCoding[] {
-  const { method } = info;
-  if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
-  if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
+/**
+ * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an
+ * unexpected failure, a renderer's or validator's complaint about the pipeline's records): it may carry paths,
+ * queries or secrets, so a client gets it only with `httpResponse.sendErrorDetails` (decision 0046).
+ */
+const DETAIL_WITHHELD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'ORIGIN_PIPELINE_FAILED',
+  'ORIGIN_INTERNAL_ERROR',
+  'ORIGIN_RESPONSE_RENDER_FAILED',
+  'ORIGIN_RESPONSE_SCHEMA_INVALID',
+]);
+
+/**
+ * `"<CODE> - <message>"` as a client may see it: the message of a {@link DETAIL_WITHHELD} code has its detail
+ * replaced by the request's id, which the origin's `rejection` event carries beside the full message.
+ */
+function describeToClient(error: OriginError, requestId: string): string {
+  if (!DETAIL_WITHHELD.has(error.code)) return error.describe();
+  const params = { ...error.params, detail: `details withheld (request ${requestId})` };
+  return `${error.code} - ${formatMessage(ERROR_TABLE[error.code].message, params)}`;
+}
+
+/**
+ * The refusals after authentication that need no body byte (the heap check last, as it reads the heap); returns
+ * the request's Content-Encoding, read once here.
+ */
+function refuseEarly(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  info: IncomingRequestInfo,
+  now: number,
+): ContentCoding[] {
   checkApplicationId(ctx, req, info);
   const codings = checkContentEncoding(req.headers['content-encoding']);
   const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+  ctx.heap.admit(now);
   return codings;
 }
 
@@ -366,9 +462,16 @@ const PARSE_WHOLE_MAX_BYTES = 1 << 20;
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
  * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
  * and arrays, most of which a small body never uses.
+ *
+ * The body's records and failures are counted as the parser yields them: one past `maxRecords` throws
+ * `ORIGIN_HTTP_TOO_MANY_RECORDS` (413) from {@link BodyParse.onChunk}, which stops the read, so a body of tiny
+ * values never gets to build all its records (decision 0040). A pushed chunk also asks the heap guard whether
+ * reading may go on.
  */
 class BodyParse {
   readonly #parser: Parser;
+  readonly #maxRecords: number;
+  readonly #heap: HeapGuard;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -378,9 +481,13 @@ class BodyParse {
   #gatheredBytes = 0;
   #records: ParsedRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
+  /** Records and failures so far. */
+  #yielded = 0;
 
-  constructor(parser: Parser) {
+  constructor(parser: Parser, maxRecords: number, heap: HeapGuard) {
     this.#parser = parser;
+    this.#maxRecords = maxRecords;
+    this.#heap = heap;
     this.#gathering = parser.parseAll !== undefined;
   }
 
@@ -392,6 +499,8 @@ class BodyParse {
       else (this.#more ??= []).push(chunk);
       return;
     }
+    // Only bodies past the whole-body size get here: small requests never pay for reading the heap.
+    this.#heap.keepReading(performance.now());
     if (this.#gathering) {
       this.#gathering = false;
       for (const early of this.#gathered()) this.#collect(this.#parser.push(early));
@@ -407,7 +516,11 @@ class BodyParse {
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
     if (this.#gathering && this.#parser.parseAll) {
       const more = this.#more;
-      return this.#parser.parseAll(more === undefined ? this.#first! : Buffer.concat(this.#gathered()));
+      const result = this.#parser.parseAll(
+        more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
+      );
+      this.#count(result);
+      return result;
     }
     this.#collect(this.#parser.end());
     return { records: this.#records ?? [], failures: this.#failures ?? [] };
@@ -418,7 +531,18 @@ class BodyParse {
     return this.#more === undefined ? [this.#first] : [this.#first, ...this.#more];
   }
 
+  #count(result: ParseResult): void {
+    this.#yielded += result.records.length + result.failures.length;
+    if (this.#yielded > this.#maxRecords) {
+      // What was kept is garbage now; dropping it here frees it before the 413 is even written.
+      this.#records = undefined;
+      this.#failures = undefined;
+      throw new OriginError('ORIGIN_HTTP_TOO_MANY_RECORDS', { limit: this.#maxRecords });
+    }
+  }
+
   #collect(result: ParseResult): void {
+    this.#count(result);
     if (result.records.length > 0) {
       const records = (this.#records ??= []);
       for (const record of result.records) records.push(record);
@@ -441,17 +565,20 @@ function emptyPayloadRecord(): ParsedRecord {
  * Runs the batch on a runner, giving up after `responseTimeoutMs` or when the origin is destroyed. Returns
  * `undefined` when the batch is done already (a synchronous pipeline on the in-process pool): the request goes on
  * without a promise or a tick, and without a deadline, which only a run still going when the pool returns
- * needs (no timer can fire during a synchronous run). Throws (rather than rejects) what the run failed with when
- * it failed at once.
+ * needs (no timer can fire during a synchronous run). A batch the pipeline finished is answered with its
+ * response even when the pipeline destroyed the origin meanwhile: it was processed (decision 0045). Throws
+ * (rather than rejects) what the run failed with when it failed at once.
  */
 function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined {
   const deadlines = ctx.runningBatches;
   // Destroyed before the batch started: it never reaches a runner.
   if (deadlines.abandonedWith) throw deadlines.abandonedWith;
   const controller = ctx.batchSignals.take();
+  // A pool that does not report starts may have started any batch: each counts as started from the outset.
+  const progress = new BatchProgress(ctx.runners.reportsStarts !== true);
   let running: Promise<void>;
   try {
-    running = ctx.runners.run(batch, controller.signal);
+    running = ctx.runners.run(batch, controller.signal, progress);
   } catch (error) {
     // A host's pool that throws instead of rejecting is a failed batch all the same.
     ctx.batchSignals.give(controller);
@@ -459,27 +586,53 @@ function runBatch(ctx: RequestContext, batch: Batch): Promise<void> | undefined 
   }
   if (running === FINISHED_RUN) {
     ctx.batchSignals.give(controller);
-    // The pipeline itself destroyed the origin: the answer is the one every running batch gets.
-    if (deadlines.abandonedWith) throw deadlines.abandonedWith;
     return undefined;
   }
-  return awaitRun(ctx, controller, running);
+  return awaitRun(ctx, controller, progress, running);
+}
+
+/**
+ * What the runner pool tells the origin about one batch: whether it reached the pipeline. One small object per
+ * batch, handed to `RunnerPool.run`.
+ */
+class BatchProgress implements RunProgress {
+  #started: boolean;
+
+  constructor(started: boolean) {
+    this.#started = started;
+  }
+
+  get hasStarted(): boolean {
+    return this.#started;
+  }
+
+  started(): void {
+    this.#started = true;
+  }
 }
 
 /**
  * Settles with the run, or rejects with the give-up (deadline, destroy) that comes first; settling twice is a
  * no-op. One promise rather than a race of two on every request.
  */
-function awaitRun(ctx: RequestContext, controller: AbortController, running: Promise<void>): Promise<void> {
+function awaitRun(
+  ctx: RequestContext,
+  controller: AbortController,
+  progress: BatchProgress,
+  running: Promise<void>,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const settle = (): void => {
       ctx.runningBatches.delete(clock);
       ctx.batchSignals.give(controller);
     };
     const clock = ctx.runningBatches.add((reason) => {
-      controller.abort(reason);
+      // Decided before the abort: a pool never starts a batch whose signal aborted (RunProgress), and nothing
+      // can start it between this line and the next.
+      const answer = giveUpAnswer(reason, progress.hasStarted, ctx.config.http.responseTimeoutMs);
+      controller.abort(answer);
       settle();
-      reject(reason);
+      reject(answer);
     });
     running.then(
       () => {
@@ -492,6 +645,18 @@ function awaitRun(ctx: RequestContext, controller: AbortController, running: Pro
       },
     );
   });
+}
+
+/**
+ * The answer to a batch the origin gives up on (decision 0045). A batch no runner took was withdrawn unprocessed:
+ * 503 with `Retry-After` (`ORIGIN_PIPELINE_NOT_STARTED` on timeout, `ORIGIN_HTTP_CLOSING` on destroy). A batch
+ * in the pipeline may have been processed: 504 without `Retry-After` (`ORIGIN_PIPELINE_TIMEOUT`,
+ * `ORIGIN_PIPELINE_ABANDONED`), so that a client does not resend it blindly.
+ */
+function giveUpAnswer(reason: OriginError, started: boolean, timeoutMs: number): OriginError {
+  const timedOut = reason.code === 'ORIGIN_PIPELINE_TIMEOUT';
+  if (started) return timedOut ? reason : new OriginError('ORIGIN_PIPELINE_ABANDONED');
+  return timedOut ? new OriginError('ORIGIN_PIPELINE_NOT_STARTED', { timeoutMs }) : reason;
 }
 
 function pipelineError(error: unknown): OriginError {

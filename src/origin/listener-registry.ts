@@ -30,6 +30,7 @@ export interface ListenOptions {
   readonly host: string | undefined;
   readonly port: number;
   readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   /** Serve HTTPS with these options; absent: plain HTTP. */
   readonly tls?: LoadedTls;
@@ -88,10 +89,14 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 }
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
+  const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
   const httpOptions = {
     requestTimeout: options.requestTimeoutMs,
-    headersTimeout: Math.min(60_000, options.requestTimeoutMs),
+    headersTimeout,
     keepAliveTimeout: options.keepAliveTimeoutMs,
+    // Node checks both timeouts only this often (30 s by default), which would stretch a 20 s headers timeout
+    // to 50 s; a quarter of the shorter one keeps the overshoot to a quarter.
+    connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4))),
   };
   const server = options.tls
     ? createHttpsServer({ ...options.tls.options, ...httpOptions })

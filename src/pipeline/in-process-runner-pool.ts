@@ -1,6 +1,6 @@
 import { OriginError } from '../errors/origin-error';
 import { createIdleBatch, type Batch } from './batch';
-import { FINISHED_RUN, type Pipeline, type RunnerPool } from './runner-pool';
+import { FINISHED_RUN, type Pipeline, type RunProgress, type RunnerPool } from './runner-pool';
 
 /** Options of {@link InProcessRunnerPool}. */
 export interface InProcessRunnerPoolOptions {
@@ -27,6 +27,7 @@ interface Runner {
 interface Waiter {
   readonly batch: Batch;
   readonly signal: AbortSignal;
+  readonly progress: RunProgress | undefined;
   readonly resolve: () => void;
   readonly reject: (reason: unknown) => void;
   readonly onAbort: () => void;
@@ -62,6 +63,8 @@ function defaultIdleBatchErrorHandler(error: unknown, runnerId: number): void {
  */
 export class InProcessRunnerPool implements RunnerPool {
   readonly size: number;
+  /** `progress.started()` is called just before the pipeline function, never after the signal aborted. */
+  readonly reportsStarts = true;
   readonly runnerIdleTimeMs: number;
   readonly #pipeline: Pipeline;
   readonly #onIdleBatchError: (error: unknown, runnerId: number) => void;
@@ -134,16 +137,19 @@ export class InProcessRunnerPool implements RunnerPool {
    * Runs `batch` on a free runner, or waits (FIFO) for one. Resolves when the pipeline is done with the batch;
    * rejects with the pipeline's error when it throws or rejects, with `signal.reason` when the signal aborts
    * before a runner took the batch, and with `ORIGIN_RUNNER_POOL_CLOSED` once {@link close} has been called.
+   * `progress.started()` is called just before the pipeline function, never for a batch whose signal aborted
+   * (such a batch left the queue at the abort), so the origin knows a withdrawn batch was never processed.
    */
-  run(batch: Batch, signal: AbortSignal): Promise<void> {
+  run(batch: Batch, signal: AbortSignal, progress?: RunProgress): Promise<void> {
     if (this.#closed) return Promise.reject(new OriginError('ORIGIN_RUNNER_POOL_CLOSED'));
     if (signal.aborted) return Promise.reject(signal.reason);
     const runner = this.#free.shift();
-    if (runner) return this.#runOn(runner, batch, signal);
+    if (runner) return this.#runOn(runner, batch, signal, progress);
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         batch,
         signal,
+        progress,
         resolve,
         reject,
         onAbort: () => {
@@ -173,10 +179,11 @@ export class InProcessRunnerPool implements RunnerPool {
     return this.#closed;
   }
 
-  #runOn(runner: Runner, batch: Batch, signal: AbortSignal): Promise<void> {
+  #runOn(runner: Runner, batch: Batch, signal: AbortSignal, progress?: RunProgress): Promise<void> {
     this.#busyCount++;
     let result: void | Promise<void>;
     try {
+      progress?.started();
       result = this.#pipeline(batch, { runnerId: runner.id, signal });
     } catch (error) {
       this.#release(runner);
@@ -202,7 +209,7 @@ export class InProcessRunnerPool implements RunnerPool {
     const waiter = this.#waiters.shift();
     if (waiter) {
       waiter.signal.removeEventListener('abort', waiter.onAbort);
-      this.#runOn(runner, waiter.batch, waiter.signal).then(waiter.resolve, waiter.reject);
+      this.#runOn(runner, waiter.batch, waiter.signal, waiter.progress).then(waiter.resolve, waiter.reject);
       return;
     }
     this.#free.push(runner);

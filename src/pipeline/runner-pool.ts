@@ -16,6 +16,14 @@ export interface RunnerPool {
   readonly size: number;
 
   /**
+   * Optional. `true` when `run` keeps the {@link RunProgress} contract: it calls `progress.started()` before a
+   * stage sees the batch, and never starts a batch whose signal aborted. Only then does the origin answer a
+   * batch it gives up on before its start 503 ("withdrawn, retry"); without it every such batch is answered 504
+   * ("may have been processed"). `InProcessRunnerPool` reports starts.
+   */
+  readonly reportsStarts?: boolean;
+
+  /**
    * Runs `batch` through every stage after the origin.
    *
    * Resolves when every stage is done with the batch; from then on the origin reads `batch.response` and owns it
@@ -32,14 +40,36 @@ export interface RunnerPool {
    * listeners and pass the signal on while the run lasts, but must remove its listeners before the returned
    * promise settles (a signal that still has a listener is not reused, only dropped) and must not keep the
    * signal, or act on it, after that: a kept signal may later abort for another batch.
+   *
+   * `progress` (passed by the origin with every request batch) is how the pool says when the batch reaches the
+   * pipeline; see {@link RunProgress} and {@link RunnerPool.reportsStarts}. A pool that ignores it still works:
+   * the origin then treats every batch it gives up on as possibly processed (504, no `Retry-After`).
    */
-  run(batch: Batch, signal: AbortSignal): Promise<void>;
+  run(batch: Batch, signal: AbortSignal, progress?: RunProgress): Promise<void>;
 
   /**
    * Optional. Called once by the host when it shuts the pool down (the origin does not own the pool and never
    * calls it). Should let running batches finish and resolve when they have.
    */
   close?(): Promise<void>;
+}
+
+/**
+ * What a {@link RunnerPool} tells the origin about one run, so that the answer to a batch the origin gives up on
+ * (response timeout, `destroy()`) says truly whether it was processed (decision 0045):
+ *
+ * - a batch whose `started()` was not called when the origin gives up is answered 503 with `Retry-After`
+ *   ("not processed, retry"), and the pool must never hand it to a stage after its signal aborted;
+ * - a batch whose `started()` was called is answered 504 without `Retry-After` ("outcome unknown").
+ *
+ * Contract for a pool that calls it: call `started()` once, before the first stage can see the batch (for a pool
+ * that sends batches to other threads or processes: before sending), and only while the signal has not aborted;
+ * check `signal.aborted` in the same synchronous step as the call, since the origin decides between the two
+ * answers when the signal aborts.
+ */
+export interface RunProgress {
+  /** The batch is being handed to the pipeline now; from here on it may be processed. */
+  started(): void;
 }
 
 /**

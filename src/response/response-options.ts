@@ -52,4 +52,9 @@ export interface HttpResponseConfig {
   readonly validateSchema: boolean;
   /** Non-empty when `validateSchema`. */
   readonly xmlSchema: string;
+  /**
+   * (addition) Send the message of an error thrown by the pipeline, or met unexpectedly by the origin, to the
+   * client word for word. Off by default: the client gets the code and a generic text (decision 0046).
+   */
+  readonly sendErrorDetails: boolean;
 }

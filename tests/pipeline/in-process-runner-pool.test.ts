@@ -182,6 +182,30 @@ describe('InProcessRunnerPool: running batches', () => {
     expect(runners.busyCount).toBe(0);
   });
 
+  it('reports a start just before the pipeline sees the batch, and never for a batch withdrawn while waiting', async () => {
+    const events: string[] = [];
+    const held = deferred();
+    const runners = pool(
+      1,
+      async (batch) => {
+        events.push(`pipeline ${numberOf(batch)}`);
+        await held.promise;
+      },
+      { runnerIdleTimeMs: 0 },
+    );
+    expect(runners.reportsStarts).toBe(true);
+    const progress = (n: number) => ({ started: () => events.push(`started ${n}`) });
+    const first = runners.run(requestBatch(1), never(), progress(1));
+    const withdrawn = new AbortController();
+    const second = runners.run(requestBatch(2), withdrawn.signal, progress(2));
+    const third = runners.run(requestBatch(3), never(), progress(3));
+    withdrawn.abort(new Error('gave up'));
+    await expect(second).rejects.toThrow('gave up');
+    held.resolve();
+    await Promise.all([first, third]);
+    expect(events).toEqual(['started 1', 'pipeline 1', 'started 3', 'pipeline 3']);
+  });
+
   it.each([0, -1, 1.5, Number.NaN])('refuses size %p', (size) => {
     expect(() => new InProcessRunnerPool(size, () => undefined)).toThrow(
       expect.objectContaining({ code: 'ORIGIN_RUNNER_POOL_OPTION_INVALID' }),

@@ -20,6 +20,12 @@ export function entryPatternMatcher(pattern: string): (entryName: string) => boo
   };
 }
 
+/** The names of the header attributes {@link entryAttributes} writes; the origin reserves them (decision 0046). */
+export const ARCHIVE_ENTRY_ATTRIBUTES: readonly string[] = Object.freeze([
+  'filePathInsideArchive',
+  'fileNameInsideArchive',
+]);
+
 /** The header attributes naming an archive entry: its directory (`''` at the top) and its file name. */
 export function entryAttributes(entryName: string): {
   filePathInsideArchive: string;

@@ -11,5 +11,6 @@ export const xmlFormat: DataFormat<XmlFormatConfig> = {
   name: 'xml',
   description: 'XML: one record per delimiter element, or the whole document as one record.',
   configSchema: XML_FORMAT_SCHEMA,
+  headerAttributes: ['xmlns', 'xmlns:*'],
   createParser: (config) => new XmlParser(config),
 };
