@@ -51,7 +51,7 @@ const note = (cost: ParseCost, size: number): void => {
 };
 
 const details = fc.check(
-  fc.property(fuzzCases(target), (c) => {
+  fc.property(fuzzCases(target, true), (c) => {
     const body = bodyOf(target, c);
     const seed = seedOf(target, c);
     const stored = Math.min(body.length, shared.length);
