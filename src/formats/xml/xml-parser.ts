@@ -112,6 +112,9 @@ export class XmlParser implements Parser {
   readonly #matched: boolean[] = [];
   #seenRoot = false;
   #failed = false;
+  /** Characters written to sax so far, and the count at which the limits are checked next (see #write). */
+  #saxChars = 0;
+  #nextCheck = SAX_SLICE_CHARS;
   #index = 0;
 
   /** Char position of the current record's `<`; -1 outside records. */
@@ -241,7 +244,10 @@ export class XmlParser implements Parser {
     if (text === '') return;
     this.#text += text;
     for (let at = 0; at < text.length && !this.#failed;) {
-      let end = Math.min(text.length, at + SAX_SLICE_CHARS);
+      // Slices end every SAX_SLICE_CHARS characters counted from the start of the body, not of the chunk, and the
+      // limits are checked there only: a token over its limit is then found at the same place, with the same line,
+      // offset and excerpt, however the body was chunked.
+      let end = Math.min(text.length, at + (this.#nextCheck - this.#saxChars));
       // A surrogate pair stays in one slice.
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
       try {
@@ -249,8 +255,12 @@ export class XmlParser implements Parser {
       } catch {
         // sax throws on the write after an error it already reported through onerror.
       }
+      this.#saxChars += end - at;
       at = end;
-      if (!this.#failed) this.#checkSaxLimits();
+      if (this.#saxChars >= this.#nextCheck) {
+        this.#nextCheck += SAX_SLICE_CHARS;
+        if (!this.#failed) this.#checkSaxLimits();
+      }
     }
     if (this.#failed || this.#recordStart < 0) return;
     const written = this.#textStart + this.#text.length;
