@@ -89,6 +89,25 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 }
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
+  const tenants: PortTenant[] = [first];
+  const server = createRequestServer((req, res) => route(tenants, req, res), options);
+  const ready = new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
+    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
+  });
+  return { server, tenants, ready, tlsKey: first.tlsKey };
+}
+
+/**
+ * An HTTP (or, with `options.tls`, HTTPS) server as an origin's port has it, not listening yet: its timeouts, the
+ * answers to CONNECT and to requests Node's parser refuses, and `onRequest` for every request. The testing entry
+ * feeds it in-memory connections (`server.emit('connection', stream)`), so that a test's requests take the same
+ * way through Node's HTTP parser as a socket's.
+ */
+export function createRequestServer(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  options: Omit<ListenOptions, 'host' | 'port'>,
+): Server | HttpsServer {
   const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
   const httpOptions = {
     requestTimeout: options.requestTimeoutMs,
@@ -101,15 +120,10 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
   const server = options.tls
     ? createHttpsServer({ ...options.tls.options, ...httpOptions })
     : createServer(httpOptions);
-  const tenants: PortTenant[] = [first];
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => route(tenants, req, res));
+  server.on('request', onRequest);
   server.on('connect', refuseTunnel);
   server.on('clientError', answerClientError);
-  const ready = new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
-    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
-  });
-  return { server, tenants, ready, tlsKey: first.tlsKey };
+  return server;
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
