@@ -22,9 +22,10 @@ export type {
   GeneralConfig,
   HttpConfig,
   DataFormatConfig,
+  DataFormatConfigInput,
   TlsConfig,
 } from './origin/config';
-export type { CredentialFunction, TlsCredentials } from './tls/tls-options';
+export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
@@ -57,7 +58,13 @@ export { fieldValueToJson, fieldValuesToJsonArray } from './record/json-text';
 export * from './formats/index';
 
 // Pipeline runners.
-export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
+export {
+  createRequestBatch,
+  createIdleBatch,
+  type Batch,
+  type RequestBatchInit,
+  type RequestInfo,
+} from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
 export { echoPipeline } from './cli/echo-pipeline';
@@ -80,6 +87,7 @@ export {
   validateXmlDocument,
   type XmlResponseConfig,
 } from './response/xml-response';
+export type { XmlSchemaFile } from './response/xml-schema';
 
 // Errors.
 export {
@@ -88,6 +96,7 @@ export {
   type ErrorCode,
   type ErrorCategory,
   type ErrorSpec,
+  type ErrorParams,
 } from './errors/error-table';
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';

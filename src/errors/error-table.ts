@@ -29,6 +29,10 @@ export interface ErrorSpec {
   readonly message: string;
 }
 
+/**
+ * Every error the origin raises, by its stable `ORIGIN_*` code: category, HTTP status and message template
+ * (docs/errors.md is generated from it). Codes are never renamed or reused; clients may match on them.
+ */
 export const ERROR_TABLE = {
   // Configuration and lifecycle: raised by constructors and start(), never sent to a client.
   ORIGIN_CONFIG_INVALID: {

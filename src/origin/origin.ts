@@ -168,6 +168,7 @@ export class Origin {
     };
   }
 
+  /** Where the origin is in its life (see {@link OriginState}). */
   get state(): OriginState {
     return this.#state;
   }
@@ -206,6 +207,7 @@ export class Origin {
     return this;
   }
 
+  /** Unsubscribes a listener added with {@link Origin.on} or {@link Origin.once}. */
   off<E extends keyof OriginEvents>(event: E, listener: (info: OriginEvents[E]) => void): this {
     this.#events.off(event, listener);
     return this;
