@@ -83,3 +83,14 @@ export {
 } from './errors/error-table';
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';
+
+// Gateway authenticators (the file realm; LDAP).
+export {
+  FileRealmAuthenticator,
+  hashPassword,
+  DEFAULT_SCRYPT_PARAMETERS,
+  type FileRealmEntry,
+  type FileRealmOptions,
+  type FileRealmSource,
+  type ScryptParameters,
+} from './gateway/file-realm-authenticator';
