@@ -94,3 +94,11 @@ export {
   type FileRealmSource,
   type ScryptParameters,
 } from './gateway/file-realm-authenticator';
+export {
+  LdapAuthenticator,
+  escapeDnValue,
+  escapeFilterValue,
+  type LdapAuthenticatorOptions,
+  type LdapGroupSearch,
+  type LdapUserSearch,
+} from './gateway/ldap-authenticator';
