@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, InvalidCredentialsError, InvalidDNSyntaxError, escapeFilter } from 'ldapts';
 import type { AuthenticationRequest } from '../auth/authenticator';
@@ -115,10 +116,11 @@ export class LdapAuthenticator implements GatewayAuthenticator {
       url: this.#options.url,
       timeout: this.#timeoutMs,
       connectTimeout: this.#timeoutMs,
-      tlsOptions: this.#options.tls,
+      // Only for ldaps://: ldapts would otherwise start TLS on the plain socket itself, ahead of StartTLS.
+      tlsOptions: /^ldaps:/i.test(this.#options.url) ? this.#options.tls : undefined,
     });
     try {
-      if (this.#options.startTls === true) await client.startTLS(this.#options.tls);
+      if (this.#options.startTls === true) await client.startTLS(this.#startTlsOptions);
       const found = await this.#userDn(client, name);
       if (found === undefined) return this.#invalid;
       if ((await bind(client, found.dn, password)) === 'refused') return this.#invalid;
@@ -165,6 +167,16 @@ export class LdapAuthenticator implements GatewayAuthenticator {
   async #nameOf(client: Client, dn: string): Promise<string | undefined> {
     const { searchEntries } = await client.search(dn, { scope: 'base', attributes: [this.#nameAttribute] });
     return firstValue(searchEntries[0]?.[this.#nameAttribute]);
+  }
+
+  /**
+   * The TLS options of StartTLS, with the URL's host to verify the certificate against: ldapts upgrades the socket
+   * with `tls.connect({ socket, ...options })`, where Node would otherwise check the certificate against
+   * `localhost`, not the directory's name. The host's own `host` or `servername` win.
+   */
+  get #startTlsOptions(): ConnectionOptions {
+    const host = new URL(this.#options.url).hostname.replace(/^\[(.*)\]$/, '$1');
+    return { host, ...(isIP(host) === 0 ? { servername: host } : {}), ...this.#options.tls };
   }
 
   get #nameAttribute(): string {
@@ -249,6 +261,9 @@ function checkOptions(options: LdapAuthenticatorOptions): void {
   }
   if (options.startTls === true && /^ldaps:/i.test(options.url)) {
     throw problem('startTls applies to ldap:// URLs; an ldaps:// connection is TLS from the start');
+  }
+  if (options.tls !== undefined && options.startTls !== true && !/^ldaps:/i.test(options.url)) {
+    throw problem('tls applies to an ldaps:// URL or startTls; this connection would be plain');
   }
   if ((options.userDn === undefined) === (options.userSearch === undefined)) {
     throw problem('give exactly one of userDn (a DN template) and userSearch');

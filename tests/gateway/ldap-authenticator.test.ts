@@ -168,11 +168,30 @@ describe('directory down', () => {
     expect((error as Error).message).not.toContain('secret-pw-91');
   });
 
-  it('rejects when StartTLS is asked of a directory without TLS', async () => {
-    const error: unknown = await login(bindAsUser({ startTls: true }), 'alice', slapd.alice.password).catch(
-      (e: unknown) => e,
-    );
-    expect(isOriginError(error, 'ORIGIN_GATEWAY_AUTH_DIRECTORY_UNAVAILABLE')).toBe(true);
+  it('rejects when the directory certificate is not trusted (verified by default)', async () => {
+    for (const extra of [{ startTls: true }, { url: slapd.ldapsUrl }]) {
+      const error: unknown = await login(bindAsUser(extra), 'alice', slapd.alice.password).catch(
+        (e: unknown) => e,
+      );
+      expect(isOriginError(error, 'ORIGIN_GATEWAY_AUTH_DIRECTORY_UNAVAILABLE')).toBe(true);
+      expect((error as Error).message).toMatch(/self.signed/i);
+    }
+  });
+});
+
+describe('TLS to the directory', () => {
+  it('authenticates over StartTLS and over ldaps with the directory certificate trusted', async () => {
+    const tls = { ca: [slapd.certificate] };
+    for (const extra of [
+      { startTls: true, tls },
+      { url: slapd.ldapsUrl, tls },
+    ]) {
+      expect(await login(bindAsUser(extra), 'alice', slapd.alice.password)).toEqual({
+        ok: true,
+        user: { name: 'alice', roles: ['admins'] },
+      });
+      expect(await login(searchThenBind(extra), 'bob', 'wrong')).toEqual(INVALID);
+    }
   });
 });
 
@@ -213,6 +232,7 @@ describe('options and escaping', () => {
     [{ url: 'http://x', userDn: 'uid={user}' }, 'must be ldap://'],
     [{ url: 'ldaps://x:636', startTls: true, userDn: 'uid={user}' }, 'startTls applies'],
     [{ url: 'ldap://x' }, 'exactly one of'],
+    [{ url: 'ldap://x', userDn: 'uid={user}', tls: { ca: [] } }, 'tls applies'],
     [{ url: 'ldap://x', userDn: 'uid=alice' }, 'must contain {user}'],
     [{ url: 'ldap://x', userDn: 'uid={user}', timeoutMs: 0 }, 'timeoutMs'],
   ])('refuses %j', (options, detail) => {

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,12 @@ export interface DirectoryUser {
 
 /** A throwaway OpenLDAP directory on a loopback port. */
 export interface TestSlapd {
-  /** `ldap://127.0.0.1:<port>`. */
+  /** `ldap://127.0.0.1:<port>` (StartTLS offered). */
   readonly url: string;
+  /** `ldaps://127.0.0.1:<port>`. */
+  readonly ldapsUrl: string;
+  /** The directory's self-signed certificate (PEM), for the client's `ca`; subject alternative name 127.0.0.1. */
+  readonly certificate: string;
   /** The throwaway suffix, `dc=gw<random>,dc=test`. */
   readonly suffix: string;
   /** `ou=people,<suffix>` and `ou=groups,<suffix>`. */
@@ -38,7 +42,8 @@ const SCHEMAS = ['core', 'cosine', 'nis', 'inetorgperson'];
 /**
  * Starts a real OpenLDAP `slapd` (Debian `slapd`) in a temporary directory: a `slapd.conf` with an mdb database
  * under a random suffix, loaded with `slapadd` before start (people alice, bob and one oddly named user; groups
- * `admins` with `member` and `readers` with `memberUid`; a service account), listening on a free loopback port.
+ * `admins` with `member` and `readers` with `memberUid`; a service account), listening on two free loopback ports:
+ * `ldap://` (with StartTLS) and `ldaps://`, with a self-signed certificate made by `openssl` for 127.0.0.1.
  * Anonymous clients may only bind; bound users may read. Rejects (so that the test fails) when a tool is missing or
  * slapd does not come up.
  */
@@ -59,6 +64,27 @@ export async function startSlapd(): Promise<TestSlapd> {
     const bob = user('bob', 'bob', 'bob-pw-a41f');
     const odd = user('pat (ops), r&d+it', 'pat (ops)\\2C r&d\\2Bit', 'pat-pw-0e77');
     mkdirSync(join(dir, 'db'));
+    const certFile = join(dir, 'cert.pem');
+    const keyFile = join(dir, 'key.pem');
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ]);
     const conf = join(dir, 'slapd.conf');
     writeFileSync(
       conf,
@@ -66,6 +92,8 @@ export async function startSlapd(): Promise<TestSlapd> {
         ...SCHEMAS.map((schema) => `include /etc/ldap/schema/${schema}.schema`),
         `pidfile ${join(dir, 'slapd.pid')}`,
         `argsfile ${join(dir, 'slapd.args')}`,
+        `TLSCertificateFile ${certFile}`,
+        `TLSCertificateKeyFile ${keyFile}`,
         'modulepath /usr/lib/ldap',
         'moduleload back_mdb',
         'database mdb',
@@ -101,18 +129,23 @@ export async function startSlapd(): Promise<TestSlapd> {
     writeFileSync(join(dir, 'data.ldif'), ldif);
     await run('slapadd', ['-f', conf, '-l', join(dir, 'data.ldif')]);
     const port = await freePort();
+    const tlsPort = await freePort();
     const url = `ldap://127.0.0.1:${port}`;
+    const ldapsUrl = `ldaps://127.0.0.1:${tlsPort}`;
     let output = '';
     // -d keeps slapd in the foreground (so it stops with this process); level 0 logs nothing but errors.
-    const started = spawn('/usr/sbin/slapd', ['-f', conf, '-h', `${url}/`, '-d', '0'], {
+    const started = spawn('/usr/sbin/slapd', ['-f', conf, '-h', `${url}/ ${ldapsUrl}/`, '-d', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     slapd = started;
     started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitForPort(port, started, () => output);
+    await waitForPort(tlsPort, started, () => output);
     return {
       url,
+      ldapsUrl,
+      certificate: readFileSync(certFile, 'utf8'),
       suffix,
       people,
       groups,
