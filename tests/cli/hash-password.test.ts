@@ -83,3 +83,41 @@ it('refuses an empty password', async () => {
   expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
   expect(stderr).toContain('no password given');
 });
+
+/** Runs the command at a pseudo-terminal (util-linux `script`), typing each answer once its prompt shows. */
+async function hashPasswordAtTerminal(answers: string[]) {
+  const command = `'${process.execPath}' --import tsx '${cli}' hash-password --user carol`;
+  const child = spawn('script', ['-qefc', command, '/dev/null'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit');
+  for (const [index, prompt] of ['Password: ', 'Repeat password: '].entries()) {
+    while (!output.includes(prompt)) {
+      if (child.exitCode !== null) throw new Error(`hash-password exited: ${output}`);
+      await once(child.stdout, 'data');
+    }
+    child.stdin.write(`${answers[index]}\r`);
+  }
+  const [code] = (await exited) as [number];
+  return { code, output };
+}
+
+it('asks twice without echo at a terminal', async () => {
+  const { code, output } = await hashPasswordAtTerminal([PASSWORD, PASSWORD]);
+  expect(code).toBe(0);
+  expect(output).not.toContain(PASSWORD);
+  const entry = JSON.parse(/\{.*\}/.exec(output)![0]) as { user: string; hash: string; roles: string[] };
+  const realm = await FileRealmAuthenticator.load({ users: [entry] });
+  expect((await realm.authenticate({ headers: { authorization: basic('carol', PASSWORD) } })).ok).toBe(true);
+});
+
+it('refuses two different answers at a terminal', async () => {
+  const { code, output } = await hashPasswordAtTerminal([PASSWORD, 'something else']);
+  expect(code).toBe(2);
+  expect(output).toContain('the two entries differ');
+  expect(output).not.toContain('scrypt$');
+});
