@@ -1,6 +1,9 @@
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthenticationRequest } from '../auth/authenticator';
+import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import { readResourceFile } from '../tls/resource-file';
 import type {
@@ -115,18 +118,38 @@ export class FileRealmAuthenticator implements GatewayAuthenticator {
     source: FileRealmSource,
     options: FileRealmOptions = {},
   ): Promise<FileRealmAuthenticator> {
-    if ('users' in source)
-      return new FileRealmAuthenticator(checkEntries(source.users, 'the inline users'), options);
+    if ('users' in source) return FileRealmAuthenticator.fromEntries(source.users, options);
     const text = await readUsersFile(source.usersFile, source.resourcesDirectory ?? '');
+    return FileRealmAuthenticator.fromText(text, source.usersFile, options);
+  }
+
+  /**
+   * Builds the realm from entries given inline.
+   *
+   * @throws OriginError `ORIGIN_GATEWAY_AUTH_USERS_INVALID`, as {@link FileRealmAuthenticator.load}.
+   */
+  static fromEntries(
+    users: readonly FileRealmEntry[],
+    options: FileRealmOptions = {},
+  ): FileRealmAuthenticator {
+    return new FileRealmAuthenticator(checkEntries(users, 'the inline users'), options);
+  }
+
+  /**
+   * Builds the realm from a users file's text (JSON or YAML) read by the caller; `name` names the file in errors.
+   *
+   * @throws OriginError `ORIGIN_GATEWAY_AUTH_USERS_INVALID`, as {@link FileRealmAuthenticator.load}.
+   */
+  static fromText(text: string, name: string, options: FileRealmOptions = {}): FileRealmAuthenticator {
     let document: unknown;
     try {
       // YAML 1.2 is a superset of JSON, so one parser reads both kinds of file.
       document = parseYaml(text);
     } catch (error) {
-      throw invalid(`file '${source.usersFile}'`, error instanceof Error ? error.message : String(error));
+      throw invalid(`file '${name}'`, error instanceof Error ? error.message : String(error));
     }
     const list = isRecord(document) && 'users' in document ? document['users'] : document;
-    return new FileRealmAuthenticator(checkEntries(list, `file '${source.usersFile}'`), options);
+    return new FileRealmAuthenticator(checkEntries(list, `file '${name}'`), options);
   }
 
   private constructor(entries: ReadonlyMap<string, RealmEntry>, options: FileRealmOptions) {
@@ -183,6 +206,56 @@ export class FileRealmAuthenticator implements GatewayAuthenticator {
       this.#verified.delete(oldest);
     }
     this.#verified.set(key, user);
+  }
+}
+
+const GATEWAY_FILE_KEYS = new Set(['usersFile', 'users', 'realm']);
+
+/**
+ * Builds a file realm from the `authenticator` object of a gateway file (`kind: "file"`, the kind taken off):
+ * `usersFile` (read now, relative to `directory`, the gateway file's directory) or inline `users`, and `realm`.
+ * Synchronous, for the command that reads the gateway file.
+ *
+ * @throws ConfigError with each problem's JSON Pointer inside the object (`/usersFile`, `/users`, `/realm`).
+ */
+export function fileRealmFromGatewayFile(
+  options: Record<string, unknown>,
+  directory: string,
+): FileRealmAuthenticator {
+  const problems: ConfigProblem[] = Object.keys(options)
+    .filter((key) => !GATEWAY_FILE_KEYS.has(key))
+    .map((key) => ({
+      path: `/${key}`,
+      message: 'is not an option of the file realm (usersFile, users, realm)',
+    }));
+  const { usersFile, users, realm } = options;
+  if (realm !== undefined && (typeof realm !== 'string' || realm === '')) {
+    problems.push({ path: '/realm', message: 'must be a non-empty string' });
+  }
+  if ((usersFile === undefined) === (users === undefined)) {
+    problems.push({ path: '', message: 'give exactly one of usersFile and users' });
+  } else if (usersFile !== undefined && (typeof usersFile !== 'string' || usersFile === '')) {
+    problems.push({ path: '/usersFile', message: 'must be a non-empty string' });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const realmOptions = { realm: realm as string | undefined };
+  try {
+    if (users !== undefined) {
+      return FileRealmAuthenticator.fromEntries(users as FileRealmEntry[], realmOptions);
+    }
+    let text: string;
+    try {
+      text = readFileSync(resolve(directory, usersFile as string), 'utf8');
+    } catch (error) {
+      throw new OriginError('ORIGIN_GATEWAY_AUTH_USERS_UNREADABLE', {
+        path: usersFile as string,
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return FileRealmAuthenticator.fromText(text, usersFile as string, realmOptions);
+  } catch (error) {
+    if (!isOriginError(error)) throw error;
+    throw new ConfigError([{ path: users === undefined ? '/usersFile' : '/users', message: error.message }]);
   }
 }
 

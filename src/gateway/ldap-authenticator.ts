@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, InvalidCredentialsError, InvalidDNSyntaxError, escapeFilter } from 'ldapts';
 import type { AuthenticationRequest } from '../auth/authenticator';
-import { OriginError } from '../errors/origin-error';
+import { ConfigError, type ConfigProblem } from '../errors/config-error';
+import { OriginError, isOriginError } from '../errors/origin-error';
 import type {
   GatewayAuthentication,
   GatewayAuthenticator,
@@ -184,6 +187,48 @@ export class LdapAuthenticator implements GatewayAuthenticator {
   }
 }
 
+const GATEWAY_FILE_KEYS = [
+  'url',
+  'startTls',
+  'caFile',
+  'userDn',
+  'userSearch',
+  'userNameAttribute',
+  'groups',
+  'realm',
+  'timeoutMs',
+];
+
+/**
+ * Builds an LDAP authenticator from the `authenticator` object of a gateway file (`kind: "ldap"`, the kind taken
+ * off): the {@link LdapAuthenticatorOptions} that JSON can say, with `caFile` (PEM, read now, relative to
+ * `directory`, the gateway file's directory) for the directory's certificate authority in place of `tls`.
+ *
+ * @throws ConfigError with each problem's JSON Pointer inside the object.
+ */
+export function ldapFromGatewayFile(options: Record<string, unknown>, directory: string): LdapAuthenticator {
+  const problems: ConfigProblem[] = Object.keys(options)
+    .filter((key) => !GATEWAY_FILE_KEYS.includes(key))
+    .map((key) => ({ path: `/${key}`, message: `is not an LDAP option (${GATEWAY_FILE_KEYS.join(', ')})` }));
+  const { caFile, ...rest } = options;
+  let tls: ConnectionOptions | undefined;
+  if (caFile !== undefined) {
+    try {
+      if (typeof caFile !== 'string' || caFile === '') throw new Error('must be a non-empty string');
+      tls = { ca: [readFileSync(resolve(directory, caFile), 'utf8')] };
+    } catch (error) {
+      problems.push({ path: '/caFile', message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  try {
+    return new LdapAuthenticator({ ...(rest as unknown as LdapAuthenticatorOptions), tls });
+  } catch (error) {
+    if (!isOriginError(error)) throw error;
+    throw new ConfigError([{ path: '', message: error.message }]);
+  }
+}
+
 /** The first value of an attribute as a string; undefined when there is none. */
 function firstValue(value: Buffer | Buffer[] | string | string[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
@@ -256,7 +301,7 @@ export function escapeFilterValue(value: string): string {
 function checkOptions(options: LdapAuthenticatorOptions): void {
   const problem = (detail: string): OriginError =>
     new OriginError('ORIGIN_GATEWAY_AUTH_LDAP_OPTIONS_INVALID', { detail });
-  if (!/^ldaps?:\/\/[^/]+\/?$/i.test(options.url)) {
+  if (typeof options.url !== 'string' || !/^ldaps?:\/\/[^/]+\/?$/i.test(options.url)) {
     throw problem(`url '${options.url}' must be ldap://host:port or ldaps://host:port`);
   }
   if (options.startTls === true && /^ldaps:/i.test(options.url)) {
@@ -264,6 +309,44 @@ function checkOptions(options: LdapAuthenticatorOptions): void {
   }
   if (options.tls !== undefined && options.startTls !== true && !/^ldaps:/i.test(options.url)) {
     throw problem('tls applies to an ldaps:// URL or startTls; this connection would be plain');
+  }
+  const text = (value: unknown): boolean => typeof value === 'string' && value !== '';
+  const optional = (value: unknown): boolean => value === undefined || text(value);
+  const object = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!optional(options.userDn) || !optional(options.userNameAttribute) || !optional(options.realm)) {
+    throw problem('userDn, userNameAttribute and realm must be non-empty strings');
+  }
+  const search: unknown = options.userSearch;
+  if (
+    search !== undefined &&
+    !(
+      object(search) &&
+      text(search['baseDn']) &&
+      text(search['bindDn']) &&
+      text(search['bindPassword']) &&
+      optional(search['filter'])
+    )
+  ) {
+    throw problem('userSearch must be { baseDn, filter?, bindDn, bindPassword } with non-empty strings');
+  }
+  const groups: unknown = options.groups;
+  const roleMap = (value: unknown): boolean =>
+    value === undefined ||
+    (object(value) && Object.values(value).every((roles) => Array.isArray(roles) && roles.every(text)));
+  if (
+    groups !== undefined &&
+    !(
+      object(groups) &&
+      text(groups['baseDn']) &&
+      optional(groups['filter']) &&
+      optional(groups['nameAttribute']) &&
+      roleMap(groups['roles'])
+    )
+  ) {
+    throw problem(
+      'groups must be { baseDn, filter?, nameAttribute?, roles? } with roles mapping group names to role lists',
+    );
   }
   if ((options.userDn === undefined) === (options.userSearch === undefined)) {
     throw problem('give exactly one of userDn (a DN template) and userSearch');

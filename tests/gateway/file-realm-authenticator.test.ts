@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { FileRealmAuthenticator, hashPassword, isOriginError } from 'rest-service-origin';
+import { ConfigError, FileRealmAuthenticator, hashPassword, isOriginError } from 'rest-service-origin';
+import { fileRealmFromGatewayFile } from '../../src/gateway/file-realm-authenticator';
 
 // Cheap parameters keep the tests light; the default parameters are checked once below.
 const CHEAP = { N: 1024, r: 8, p: 1 };
@@ -198,5 +199,37 @@ describe('hashPassword', () => {
 
   it('refuses parameters outside the bounds', async () => {
     await expect(hashPassword('x', { N: 3, r: 8, p: 1 })).rejects.toThrow('power of two');
+  });
+});
+
+describe('from a gateway file (kind "file")', () => {
+  it('reads usersFile relative to the gateway file directory, or inline users, with a realm', async () => {
+    writeFileSync(join(dir, 'gw-users.json'), JSON.stringify({ users: users() }));
+    const fromFile = fileRealmFromGatewayFile({ usersFile: 'gw-users.json', realm: 'gw' }, dir);
+    const url = await serve(fromFile);
+    expect(JSON.parse((await call(url, basic('alice', ALICE_PASSWORD))).body)).toEqual({
+      name: 'alice',
+      roles: ['admin'],
+    });
+    expect((await call(url)).challenge).toBe('Basic realm="gw", charset="UTF-8"');
+    expect(fileRealmFromGatewayFile({ users: users() }, dir).users).toEqual(['alice', 'bob']);
+  });
+
+  it.each([
+    [{}, '', 'exactly one of'],
+    [{ usersFile: 'a', users: [] }, '', 'exactly one of'],
+    [{ usersFile: 'absent.json' }, '/usersFile', 'cannot be read'],
+    [{ users: [{ user: 'a', hash: 'x' }] }, '/users', 'not of the form'],
+    [{ users: [], realm: 3 }, '/realm', 'non-empty string'],
+    [{ users: [], colour: 'red' }, '/colour', 'is not an option'],
+  ])('refuses %j with a ConfigError at %j', (options, path, message) => {
+    let error: unknown;
+    try {
+      fileRealmFromGatewayFile(options, dir);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([{ path, message: expect.stringContaining(message) }]);
   });
 });

@@ -9,6 +9,8 @@ import {
   isOriginError,
   type LdapAuthenticatorOptions,
 } from 'rest-service-origin';
+import { ldapFromGatewayFile } from '../../src/gateway/ldap-authenticator';
+import { ConfigError } from 'rest-service-origin';
 import { freePort, startSlapd, type TestSlapd } from './test-slapd';
 
 let slapd: TestSlapd;
@@ -235,6 +237,12 @@ describe('options and escaping', () => {
     [{ url: 'ldap://x', userDn: 'uid={user}', tls: { ca: [] } }, 'tls applies'],
     [{ url: 'ldap://x', userDn: 'uid=alice' }, 'must contain {user}'],
     [{ url: 'ldap://x', userDn: 'uid={user}', timeoutMs: 0 }, 'timeoutMs'],
+    [{ url: 'ldap://x', userDn: 7 }, 'non-empty strings'],
+    [{ url: 'ldap://x', userSearch: { baseDn: 'o=x' } }, 'userSearch must be'],
+    [
+      { url: 'ldap://x', userDn: 'uid={user}', groups: { baseDn: 'o=x', roles: { a: 'admin' } } },
+      'groups must be',
+    ],
   ])('refuses %j', (options, detail) => {
     expect(() => new LdapAuthenticator(options as LdapAuthenticatorOptions)).toThrow(detail);
   });
@@ -245,5 +253,47 @@ describe('options and escaping', () => {
     expect(escapeDnValue(' ')).toBe('\\ ');
     expect(escapeDnValue('a\0b')).toBe('a\\00b');
     expect(escapeFilterValue('*)(uid=*\\')).toBe('\\2a\\29\\28uid=\\2a\\5c');
+  });
+});
+
+describe('from a gateway file (kind "ldap")', () => {
+  it('builds an authenticator that trusts caFile, read relative to the gateway file directory', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-ldap-file-'));
+    try {
+      writeFileSync(join(dir, 'ldap-ca.pem'), slapd.certificate);
+      const ldap = ldapFromGatewayFile(
+        {
+          url: slapd.ldapsUrl,
+          caFile: 'ldap-ca.pem',
+          userDn: `uid={user},${slapd.people}`,
+          groups: { baseDn: slapd.groups },
+        },
+        dir,
+      );
+      expect(await login(ldap, 'bob', slapd.bob.password)).toEqual({
+        ok: true,
+        user: { name: 'bob', roles: ['readers'] },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [{ url: 'ldap://x', userDn: 'uid={user}', colour: 'red' }, '/colour', 'is not an LDAP option'],
+    [{ url: 'ldaps://x', userDn: 'uid={user}', caFile: 'absent.pem' }, '/caFile', 'ENOENT'],
+    [{ url: 'ldap://x' }, '', 'exactly one of'],
+  ])('refuses %j with a ConfigError at %j', (options, path, message) => {
+    let error: unknown;
+    try {
+      ldapFromGatewayFile(options, '/nonexistent-dir');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([{ path, message: expect.stringContaining(message) }]);
   });
 });
