@@ -81,6 +81,14 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'nothing-imports-testing',
+      severity: 'error',
+      comment:
+        "testing/ (the `./testing` entry: createTestOrigin, inject) drives the origin from outside, as a host's tests do; nothing of the library depends on it.",
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
+    },
+    {
       name: 'nothing-imports-an-entry-point',
       severity: 'error',
       comment:
