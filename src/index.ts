@@ -100,3 +100,22 @@ export {
 } from './errors/error-table';
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';
+
+// Gateway authenticators (the file realm; LDAP).
+export {
+  FileRealmAuthenticator,
+  hashPassword,
+  DEFAULT_SCRYPT_PARAMETERS,
+  type FileRealmEntry,
+  type FileRealmOptions,
+  type FileRealmSource,
+  type ScryptParameters,
+} from './gateway/file-realm-authenticator';
+export {
+  LdapAuthenticator,
+  escapeDnValue,
+  escapeFilterValue,
+  type LdapAuthenticatorOptions,
+  type LdapGroupSearch,
+  type LdapUserSearch,
+} from './gateway/ldap-authenticator';

@@ -7,12 +7,14 @@ import { Origin } from '../origin/origin';
 import { resolveConfigFile } from './config-file';
 import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
+import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
 const USAGE = `Usage:
   rest-origin serve --config <file> [--port <port>]
   rest-origin validate --config <file>
   rest-origin describe --config <file>
+${HASH_PASSWORD_SYNOPSIS}
 
 serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
           back to the caller through SendResponse, every error record through its error form.
@@ -20,6 +22,7 @@ validate  Checks a config file without serving it: prints every problem with its
           what the config resolves to and exits 0.
 describe  Says in plain words how the config would serve: endpoint, TLS, the authentication in force, the
           application ID check, the limits, the data format and the response (exits 1 on problems, as validate).
+${HASH_PASSWORD_HELP}
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
 optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off), and an optional
@@ -29,6 +32,8 @@ const COMMANDS = new Set(['serve', 'validate', 'describe']);
 
 /** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
+  // hash-password has options of its own and no config file.
+  if (argv[0] === 'hash-password') return hashPasswordCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,

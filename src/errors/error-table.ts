@@ -139,6 +139,26 @@ export const ERROR_TABLE = {
     message:
       "http.keytabFile '{path}' differs from the keytab '{other}' that another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
   },
+  ORIGIN_GATEWAY_AUTH_USERS_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "The gateway users file '{path}' cannot be read: {detail}.",
+  },
+  ORIGIN_GATEWAY_AUTH_USERS_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The gateway users of {source} are invalid: {detail}.',
+  },
+  ORIGIN_GATEWAY_AUTH_LDAP_OPTIONS_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The LDAP authenticator options are invalid: {detail}.',
+  },
+  ORIGIN_GATEWAY_AUTH_DIRECTORY_UNAVAILABLE: {
+    category: 'auth',
+    httpStatus: 503,
+    message: "The LDAP directory '{url}' cannot be used to authenticate the request: {detail}.",
+  },
 
   // Rejections of a request before it reaches the pipeline.
   ORIGIN_HTTP_METHOD_NOT_ALLOWED: {
