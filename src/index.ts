@@ -101,7 +101,15 @@ export {
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';
 
-// Gateway authenticators (the file realm; LDAP).
+// Gateway authenticators (the contract, the file realm, LDAP).
+export type {
+  GatewayAuthenticated,
+  GatewayAuthentication,
+  GatewayAuthenticator,
+  GatewayRejected,
+  GatewayUser,
+} from './gateway/gateway-authenticator';
+export type { AuthenticationRequest } from './auth/authenticator';
 export {
   FileRealmAuthenticator,
   hashPassword,

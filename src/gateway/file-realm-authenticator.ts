@@ -62,6 +62,7 @@ export type FileRealmSource =
   | { readonly usersFile: string; readonly resourcesDirectory?: string }
   | { readonly users: readonly FileRealmEntry[] };
 
+/** How a file realm answers: the realm its challenge names. */
 export interface FileRealmOptions {
   /** The realm of the `Basic` challenge; default `gateway`. */
   readonly realm?: string;
@@ -167,6 +168,7 @@ export class FileRealmAuthenticator implements GatewayAuthenticator {
     return [...this.#entries.keys()];
   }
 
+  /** Checks the request's HTTP Basic credentials against the users (see {@link GatewayAuthenticator}). */
   async authenticate(request: AuthenticationRequest): Promise<GatewayAuthentication> {
     const header = request.headers.authorization;
     if (header === undefined || !SCHEME.test(header)) return this.#missing;

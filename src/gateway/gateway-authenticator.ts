@@ -21,6 +21,7 @@ export interface GatewayRejected {
   readonly challenge: string;
 }
 
+/** What a {@link GatewayAuthenticator} decides of a request. */
 export type GatewayAuthentication = GatewayAuthenticated | GatewayRejected;
 
 /**
@@ -35,6 +36,7 @@ export type GatewayAuthentication = GatewayAuthenticated | GatewayRejected;
 export interface GatewayAuthenticator {
   /** A short name for logs and `describe()`: `file`, `ldap`, or the host's own. */
   readonly kind: string;
+  /** Decides from the request's headers (its `Authorization`) who sent it. */
   authenticate(request: AuthenticationRequest): Promise<GatewayAuthentication>;
   /** Gives back connections or files the authenticator holds; called by `Gateway.close()`. Optional. */
   close?(): Promise<void>;

@@ -42,6 +42,7 @@ export interface LdapGroupSearch {
   readonly roles?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** Where the directory is, how a user is found and bound, and how groups become roles. */
 export interface LdapAuthenticatorOptions {
   /** `ldap://host:port` or `ldaps://host:port`. */
   readonly url: string;
@@ -106,6 +107,7 @@ export class LdapAuthenticator implements GatewayAuthenticator {
     this.#invalid = { ok: false, reason: 'invalid', challenge };
   }
 
+  /** Binds as the request's HTTP Basic user (see {@link GatewayAuthenticator}); rejects when the directory fails. */
   async authenticate(request: AuthenticationRequest): Promise<GatewayAuthentication> {
     const header = request.headers.authorization;
     if (header === undefined || !SCHEME.test(header)) return this.#missing;
