@@ -84,7 +84,7 @@ module.exports = {
       name: 'nothing-imports-testing',
       severity: 'error',
       comment:
-        'testing/ (the `./testing` entry: createTestOrigin, inject) drives the origin from outside, as a host\'s tests do; nothing of the library depends on it.',
+        "testing/ (the `./testing` entry: createTestOrigin, inject) drives the origin from outside, as a host's tests do; nothing of the library depends on it.",
       from: { path: '^src/', pathNot: '^src/testing/' },
       to: { path: '^src/testing/' },
     },

@@ -5,23 +5,27 @@ import { defaultRegistry } from '../formats/built-in';
 import type { OriginConfig } from '../origin/config';
 import { Origin } from '../origin/origin';
 import { resolveConfigFile } from './config-file';
+import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
 const USAGE = `Usage:
   rest-origin serve --config <file> [--port <port>]
   rest-origin validate --config <file>
+  rest-origin describe --config <file>
 
 serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
           back to the caller through SendResponse, every error record through its error form.
 validate  Checks a config file without serving it: prints every problem with its path and exits 1, or prints
           what the config resolves to and exits 0.
+describe  Says in plain words how the config would serve: endpoint, TLS, the authentication in force, the
+          application ID check, the limits, the data format and the response (exits 1 on problems, as validate).
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
 optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off), and an optional
 "$schema" for editors (config.schema.json in the package). --port overrides http.port.`;
 
-const COMMANDS = new Set(['serve', 'validate']);
+const COMMANDS = new Set(['serve', 'validate', 'describe']);
 
 /** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -36,6 +40,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (command === 'validate') return validate(values.config);
+  if (command === 'describe') return describe(values.config);
   const { port } = values;
   const { origin: config, pipeline } = resolveConfigFile(values.config, defaultRegistry, (origin) => {
     if (port !== undefined) origin['http'] = { ...(origin['http'] as object), port: Number(port) };
@@ -58,6 +63,26 @@ function validate(path: string): number {
   console.log(
     `${path}: valid ('${general.name}', ${dataFormat.format} on ${http.host || 'every address'}:${http.port})`,
   );
+  return 0;
+}
+
+/** `rest-origin describe`: the config's serving in plain words, or its problems as `validate` prints them. */
+async function describe(path: string): Promise<number> {
+  let resolved: OriginConfig;
+  try {
+    resolved = resolveConfigFile(path, defaultRegistry).origin;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    printProblems(path, error);
+    return 1;
+  }
+  // An origin made (never started) from the config says which authentication is in force and what it ignores.
+  const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
+    runnerIdleTimeMs: 0,
+  });
+  const origin = new Origin(resolved, { runners: pool });
+  console.log(`${path}:\n${formatDescribedLines(describeConfig(resolved, origin.describe()))}`);
+  await pool.close();
   return 0;
 }
 

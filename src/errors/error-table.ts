@@ -219,6 +219,11 @@ export const ERROR_TABLE = {
     message:
       'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
   },
+  ORIGIN_HTTP_TOO_MANY_CONNECTIONS: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'The origin already has maxConnections {maxConnections} connections open; retry later.',
+  },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',
     httpStatus: 503,

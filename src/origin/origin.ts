@@ -21,7 +21,7 @@ import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -235,6 +235,7 @@ export class Origin {
         requestTimeoutMs: http.requestTimeoutMs,
         headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+        maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
@@ -309,7 +310,9 @@ export class Origin {
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
-    this.#lease?.closeIdleConnections();
+    // New connections are refused from now on; open ones, idle keep-alive ones included, stay, so that a
+    // request already on its way gets 503 and `Connection: close` rather than a reset (0047).
+    this.#lease?.stopAccepting();
     const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
@@ -343,12 +346,16 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
-      refuseUnrouted: (req, res, error) =>
-        refuse(this.#context, req, res, error, {
-          requestId: this.#context.nextRequestId(),
-          bodyRead: false,
-          startedAt: performance.now(),
-        }),
+      connectionRefusal: (error) => {
+        this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
+        const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
+        return {
+          status: rendered.status,
+          headers: { ...rendered.headers, 'Retry-After': String(http.retryAfterSeconds) },
+          body: rendered.body,
+        };
+      },
+      refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }
 
@@ -381,13 +388,13 @@ function refuseUnsupported(config: OriginConfig): void {
 /**
  * Warns once, at construction, of authentication options that are set but not in force (basic users without TLS,
  * basic users or SPNEGO under gateway authentication, basic users beside SPNEGO): a process warning of type
- * `RestServiceOriginWarning`, code `ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
+ * `OriginWarning`, code `REST_ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
  */
 function warnIgnoredAuthentication(config: OriginConfig): void {
   for (const sentence of ignoredAuthenticationOptions(config)) {
     process.emitWarning(`Origin '${config.general.name}': ${sentence}.`, {
-      type: 'RestServiceOriginWarning',
-      code: 'ORIGIN_AUTH_OPTIONS_IGNORED',
+      type: 'OriginWarning',
+      code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED',
     });
   }
 }
