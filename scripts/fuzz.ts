@@ -113,7 +113,7 @@ function fuzzParser(
               cuts: c.cuts,
             })
           : '';
-        detail = `${result.report}\nshrunk input saved as ${file}\nreplay: npm run fuzz -- --target ${target} --seed ${seed} --path <path above>`;
+        detail = `${result.report}\nshrunk input saved as ${file}`;
       }
       resolve({ name: target, runs: result.runs, failed: result.failed, detail, result });
     });
@@ -173,7 +173,7 @@ async function fuzzHttp(index: number, seed: number, path: string | undefined, m
       runs: details.numRuns,
       failed: details.failed,
       detail: details.failed
-        ? `${fc.defaultReportMessage(details) ?? 'failed'}\nreplay: npm run fuzz -- --target "${name}" --seed ${seed} --path <path above>`
+        ? `${fc.defaultReportMessage(details) ?? 'failed'}\n${String(details.errorInstance).slice(0, 4000)}`
         : `statuses: ${seen}`,
     };
   } finally {
@@ -200,6 +200,12 @@ async function main(): Promise<void> {
       ? await fuzzHttp(httpNames.indexOf(name), seed, opts.path, ms)
       : await fuzzParser(name, seed, opts.path, ms);
     console.log(`  ${outcome.failed ? 'FAILED' : 'ok'} after ${outcome.runs} inputs; ${outcome.detail}`);
+    if (outcome.failed) {
+      // The base seed: each target's seed is derived from it as above.
+      console.log(
+        `  replay: npm run fuzz -- --target "${name}" --seed ${opts.seed} --path <path printed above>`,
+      );
+    }
     outcomes.push(outcome);
   }
   const total = outcomes.reduce((n, o) => n + o.runs, 0);

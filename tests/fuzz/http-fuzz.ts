@@ -220,7 +220,14 @@ export function requestBytes(target: FuzzTarget, r: FuzzRequest): Buffer {
   for (const coding of r.body.codings) body = coding === 'gzip' ? gzipSync(body) : compressSync(body);
   for (const m of r.body.encodedMutations) body = applyMutation(target, body, m);
   const lines = [`${r.method} ${r.path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
-  for (const [name, value] of r.headers) lines.push(`${name}: ${value}`);
+  for (const [name, value] of r.headers) {
+    // A random framing header may contradict the framing chosen (Node refuses that with 400, which is tried), but
+    // it must not announce a body that never comes: the origin would rightly wait for it until its body timeout.
+    const framing = name.toLowerCase();
+    if ((framing === 'content-length' || framing === 'transfer-encoding') && r.framing !== 'chunked')
+      continue;
+    lines.push(`${name}: ${value}`);
+  }
   const encoding = r.encodingHeader ?? r.body.codings.join(', ');
   if (encoding !== '') lines.push(`Content-Encoding: ${encoding}`);
   if (r.framing === 'none') return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
