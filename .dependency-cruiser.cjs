@@ -50,6 +50,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(tls|errors)/' },
     },
     {
+      name: 'auth-imports-only-errors',
+      severity: 'error',
+      comment:
+        'auth/ (the authenticator contract, the precedence of methods, basic and SPNEGO) decides from request headers who sent a request; it knows nothing of the origin, records or pipelines: it imports errors/ only.',
+      from: { path: '^src/auth/' },
+      to: { path: '^src/', pathNot: '^src/(auth|errors)/' },
+    },
+    {
       name: 'pipeline-imports-only-record-errors',
       severity: 'error',
       comment:
@@ -71,6 +79,14 @@ module.exports = {
       comment: 'cli/ is the top: only the package root (index.ts) may re-export from it.',
       from: { path: '^src/', pathNot: '^src/(cli/|index\\.ts$)' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'nothing-imports-testing',
+      severity: 'error',
+      comment:
+        "testing/ (the `./testing` entry: createTestOrigin, inject) drives the origin from outside, as a host's tests do; nothing of the library depends on it.",
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
     },
     {
       name: 'nothing-imports-an-entry-point',

@@ -5,7 +5,8 @@
  */
 import { ERROR_TABLE, describeError, type ErrorCategory, type ErrorSpec } from '../src/errors/error-table';
 import type { FormatRegistry } from '../src/formats/format-registry';
-import { REQUIRED_WHEN_RULES, buildConfigSchema } from '../src/origin/config-schema';
+import { configFileSchema } from '../src/cli/config-file';
+import { NOT_YET_BUILT, REQUIRED_WHEN_RULES, buildConfigSchema } from '../src/origin/config-schema';
 
 // Categories in the order the docs list them; a category added to the table later is listed after these.
 const CATEGORY_TITLES: Readonly<Record<string, string>> = {
@@ -145,9 +146,21 @@ function optionRows(schema: Schema, prefix: string, skip: ReadonlySet<string> = 
       continue;
     }
     const description = typeof property['description'] === 'string' ? property['description'] : '';
-    rows.push([code(path), typeText(property), defaultText(property, required.has(key)), description]);
+    rows.push([
+      code(path),
+      typeText(property),
+      defaultText(property, required.has(key)),
+      notYetBuilt(path) + description,
+    ]);
   }
   return rows;
+}
+
+/** The mark of an option of a feature not built yet, or `''`. */
+function notYetBuilt(path: string): string {
+  const feature = NOT_YET_BUILT.find((f) => f.options.includes(path));
+  if (feature === undefined) return '';
+  return `**Not built yet** (issue ${feature.issue}): refused with a \`ConfigError\` while ${code(feature.flag)} is true. `;
 }
 
 function sentence(text: string): string {
@@ -192,6 +205,8 @@ export function renderConfigDoc(registry: FormatRegistry): string {
       "  `/http/port must be <= 65535`. An unknown key is a problem too (`/http/prot is not a known option (did you mean 'port'?)`),",
       '  so a typo never passes silently.',
       '- Additions: options marked "(addition)" go beyond the spec.',
+      '- Not built yet: options marked **Not built yet** belong to a feature of the spec this version does not do',
+      "  yet; they are accepted with their defaults and the feature's switch is refused until it is built.",
       '- Formats: each registered data format adds its options under `dataFormat.<name>`, validated by the schema the',
       '  format declares, so a format registered by the host is configured and documented the same way.',
     ].join('\n'),
@@ -213,4 +228,9 @@ export function renderConfigDoc(registry: FormatRegistry): string {
     }
   }
   return parts.join('\n\n') + '\n';
+}
+
+/** `config.schema.json`: the JSON Schema of a config file of the built-in formats, two-space indented. */
+export function renderConfigSchemaFile(registry: FormatRegistry): string {
+  return `${JSON.stringify(configFileSchema(registry), null, 2)}\n`;
 }

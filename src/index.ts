@@ -4,7 +4,15 @@
  */
 
 // The origin and its configuration.
-export { Origin, type OriginEvents, type OriginOptions, type OriginState } from './origin/origin';
+export {
+  Origin,
+  type OriginDescription,
+  type OriginEvents,
+  type OriginOptions,
+  type OriginState,
+} from './origin/origin';
+export type { AuthenticationMethod } from './auth/authenticator';
+export { IDENTITY_ATTRIBUTES } from './auth/identity-attributes';
 export type { OriginMetricsSnapshot } from './origin/origin-metrics';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';

@@ -1,43 +1,74 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors/config-error';
 import { defaultRegistry } from '../formats/built-in';
-import { resolveConfig } from '../origin/config';
+import type { OriginConfig } from '../origin/config';
 import { Origin } from '../origin/origin';
+import { resolveConfigFile } from './config-file';
 import { echoPipeline } from './echo-pipeline';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
-const USAGE = `Usage: rest-origin serve --config <file.json> [--port <port>]
+const USAGE = `Usage:
+  rest-origin serve --config <file> [--port <port>]
+  rest-origin validate --config <file>
 
-Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes back to the
-caller through SendResponse, every error record through its error form.
+serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
+          back to the caller through SendResponse, every error record through its error form.
+validate  Checks a config file without serving it: prints every problem with its path and exits 1, or prints
+          what the config resolves to and exits 0.
 
-The config file holds the origin config (docs/config.md), plus an optional "pipeline" object with
-"runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off). --port overrides http.port.`;
+The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
+optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off), and an optional
+"$schema" for editors (config.schema.json in the package). --port overrides http.port.`;
 
-/** The `rest-origin` command. Resolves with the process exit code once the server has stopped. */
+const COMMANDS = new Set(['serve', 'validate']);
+
+/** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     options: { config: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean' } },
   });
-  if (values.help || positionals[0] !== 'serve' || values.config === undefined) {
+  const command = positionals[0];
+  if (values.help || command === undefined || !COMMANDS.has(command) || values.config === undefined) {
     (values.help ? console.log : console.error)(USAGE);
     return values.help ? 0 : 2;
   }
-  const { pipeline = {}, ...config } = JSON.parse(readFileSync(values.config, 'utf8')) as {
-    pipeline?: { runnerIdleTimeMs?: number };
-    http?: Record<string, unknown>;
-  };
-  if (values.port !== undefined) config.http = { ...config.http, port: Number(values.port) };
+  if (command === 'validate') return validate(values.config);
+  const { port } = values;
+  const { origin: config, pipeline } = resolveConfigFile(values.config, defaultRegistry, (origin) => {
+    if (port !== undefined) origin['http'] = { ...(origin['http'] as object), port: Number(port) };
+  });
   const origin = await serve(config, pipeline.runnerIdleTimeMs);
   return new Promise<number>((resolve) => origin.once('stop', ({ reason }) => resolve(reason ? 1 : 0)));
 }
 
-async function serve(config: unknown, runnerIdleTimeMs: number | undefined): Promise<Origin> {
-  // The pool size comes from the resolved config, so resolve (and validate) it first.
-  const resolved = resolveConfig(config, defaultRegistry);
+/** `rest-origin validate`: 0 and a one-line summary when the file resolves, 1 and every problem when not. */
+function validate(path: string): number {
+  let resolved: OriginConfig;
+  try {
+    resolved = resolveConfigFile(path, defaultRegistry).origin;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    printProblems(path, error);
+    return 1;
+  }
+  const { general, http, dataFormat } = resolved;
+  console.log(
+    `${path}: valid ('${general.name}', ${dataFormat.format} on ${http.host || 'every address'}:${http.port})`,
+  );
+  return 0;
+}
+
+/** `<subject> has N problems:` then one line per problem, its JSON Pointer first. */
+function printProblems(subject: string, error: ConfigError): void {
+  const count = error.problems.length;
+  console.error(`${subject} has ${count} problem${count === 1 ? '' : 's'}:`);
+  for (const problem of error.problems) console.error(`  ${problem.path || '/'} ${problem.message}`);
+}
+
+async function serve(resolved: OriginConfig, runnerIdleTimeMs: number | undefined): Promise<Origin> {
   const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
     runnerIdleTimeMs,
   });
@@ -48,6 +79,7 @@ async function serve(config: unknown, runnerIdleTimeMs: number | undefined): Pro
   });
   const url = await origin.start();
   console.log(`rest-origin: '${origin.config.general.name}' listening at ${url}`);
+  console.log(`rest-origin: ${describeSecurity(origin)}`);
   const shutdown = (signal: string): void => {
     console.log(`rest-origin: ${signal} received, closing`);
     void origin.close({ timeoutMs: 10_000 });
@@ -57,12 +89,23 @@ async function serve(config: unknown, runnerIdleTimeMs: number | undefined): Pro
   return origin;
 }
 
+/** The combination of TLS, authentication and application IDs in force, in one line without any secret. */
+function describeSecurity(origin: Origin): string {
+  const { tls, mutualTls, authentication, applicationIds, ignored } = origin.describe();
+  const ids = { none: 'none', header: 'in the header', headerOrUrl: 'in the header or the URL' }[
+    applicationIds
+  ];
+  const line = `TLS ${tls ? 'on' : 'off'}, mutual TLS ${mutualTls ? 'on' : 'off'}, authentication ${authentication}, application IDs ${ids}`;
+  return ignored.length === 0 ? line : `${line} (${ignored.join('; ')})`;
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof Error ? `rest-origin: ${error.message}` : error);
+    if (error instanceof ConfigError) printProblems('rest-origin: the config', error);
+    else console.error(error instanceof Error ? `rest-origin: ${error.message}` : error);
     process.exitCode = 1;
   },
 );

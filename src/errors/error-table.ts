@@ -113,6 +113,28 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: 'reloadTls() needs tls.useTls; this origin serves plain HTTP.',
   },
+  ORIGIN_AUTH_KERBEROS_UNAVAILABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message:
+      "Kerberos with SPNEGO needs the optional package 'kerberos' (a native addon built against the MIT Kerberos library libkrb5, Debian libkrb5-dev), which cannot be loaded: {detail}.",
+  },
+  ORIGIN_AUTH_KEYTAB_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "http.keytabFile '{path}' cannot be read: {detail}.",
+  },
+  ORIGIN_AUTH_SPNEGO_UNUSABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "The SPNEGO service principal '{principal}' cannot be used with keytab '{path}': {detail}.",
+  },
+  ORIGIN_AUTH_KEYTAB_CONFLICT: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message:
+      "http.keytabFile '{path}' differs from the keytab '{other}' that another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
+  },
 
   // Rejections of a request before it reaches the pipeline.
   ORIGIN_HTTP_METHOD_NOT_ALLOWED: {
@@ -129,6 +151,26 @@ export const ERROR_TABLE = {
     category: 'auth',
     httpStatus: 403,
     message: 'The application ID of the request is not in the configured list of application IDs.',
+  },
+  ORIGIN_AUTH_CREDENTIALS_MISSING: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The request carries no {scheme} credentials; send them in the Authorization header.',
+  },
+  ORIGIN_AUTH_CREDENTIALS_INVALID: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The {scheme} credentials of the request are malformed or were not accepted.',
+  },
+  ORIGIN_AUTH_NEGOTIATE_FAILED: {
+    category: 'auth',
+    httpStatus: 401,
+    message: 'The Kerberos SPNEGO token of the request was refused: {detail}.',
+  },
+  ORIGIN_AUTH_REALM_REFUSED: {
+    category: 'auth',
+    httpStatus: 403,
+    message: "Kerberos principal '{principal}' is not of kerberosRealm '{realm}'.",
   },
   ORIGIN_HTTP_BODY_TOO_LARGE: {
     category: 'limit',
@@ -150,6 +192,17 @@ export const ERROR_TABLE = {
     httpStatus: 400,
     message: 'The client closed the connection before the request body was complete.',
   },
+  ORIGIN_HTTP_BODY_TIMEOUT: {
+    category: 'limit',
+    httpStatus: 408,
+    message:
+      'The request body arrived too slowly: {bytes} bytes in {elapsedMs} ms, beyond bodyReadTimeoutMs {timeoutMs} plus one second per minBodyBytesPerSecond {minBytesPerSecond} bytes received.',
+  },
+  ORIGIN_HTTP_TOO_MANY_RECORDS: {
+    category: 'limit',
+    httpStatus: 413,
+    message: 'The request body holds more than maxRecordsPerRequest {limit} records (failures included).',
+  },
   ORIGIN_HTTP_OVERLOADED: {
     category: 'limit',
     httpStatus: 503,
@@ -164,6 +217,12 @@ export const ERROR_TABLE = {
     category: 'limit',
     httpStatus: 503,
     message: 'The origin already has maxConnections {maxConnections} connections open; retry later.',
+  },
+  ORIGIN_HTTP_LOW_MEMORY: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
   },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',
@@ -229,6 +288,18 @@ export const ERROR_TABLE = {
     category: 'limit',
     httpStatus: 400,
     message: 'The XML record at byte {offset} nests elements deeper than maxNestingDepth {limit}.',
+  },
+  ORIGIN_XML_TOO_MANY_ATTRIBUTES: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML element at line {line} has more than maxAttributesPerElement {limit} attributes; the rest of the body is not read.',
+  },
+  ORIGIN_XML_TOKEN_TOO_LONG: {
+    category: 'limit',
+    httpStatus: 400,
+    message:
+      'An XML {token} at line {line} is longer than {limit} characters (the larger of maxTokenLengthChars and maxRecordLengthChars); the rest of the body is not read.',
   },
   ORIGIN_XML_RECORD_TOO_LONG: {
     category: 'parse',
@@ -311,7 +382,14 @@ export const ERROR_TABLE = {
   ORIGIN_AVRO_CODEC_UNSUPPORTED: {
     category: 'parse',
     httpStatus: 400,
-    message: "The Avro container uses codec '{codec}'; supported codecs are null, deflate and snappy.",
+    message:
+      "The Avro container uses codec '{codec}'; supported codecs are null, deflate, snappy, bzip2, xz and zstandard.",
+  },
+  ORIGIN_AVRO_TOO_LARGE: {
+    category: 'limit',
+    httpStatus: 413,
+    message:
+      'The Avro container decompresses to more than maxRequestSizeMb {limitMb} ({limitBytes} bytes) in all; decompression stopped at the block at byte {offset}.',
   },
   ORIGIN_AVRO_BLOCK_TOO_LARGE: {
     category: 'limit',

@@ -66,6 +66,12 @@ export interface ParseResult {
 export interface ParseSource {
   readonly remoteAddress?: string;
   readonly originState: Map<string, unknown>;
+  /**
+   * Most bytes a format may produce, all together, by decompressing data the input carries compressed (Avro's
+   * block codecs); past it the input is refused with a `'stage'` failure answered 413. The origin sets
+   * `http.maxRequestSizeMb` here; absent, only the format's own limits apply.
+   */
+  readonly maxDecodedBytes?: number;
 }
 
 /**

@@ -117,6 +117,15 @@ export function removeControlCharacters(bytes: Buffer): Buffer {
   return out.subarray(0, o);
 }
 
+// The same characters as CONTROL, in decoded text.
+// eslint-disable-next-line no-control-regex
+const CONTROL_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** `text` without ASCII control characters other than tab, LF and CR (for strings decoded from binary packets). */
+export function removeControlCharactersFromText(text: string): string {
+  return text.replace(CONTROL_TEXT, '');
+}
+
 /**
  * The JSON Schema properties of the two options every text format shares (spec §2.3): `charset` and
  * `ignoreControlCharacters`, with their defaults and descriptions. A format spreads them into its own schema.

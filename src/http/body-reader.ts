@@ -4,8 +4,9 @@ import { createGunzip } from 'node:zlib';
 import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
+import type { BodyPaceWatch, PacedRead } from './body-pace';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
-import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from './snappy-framing';
+import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
 
 /**
  * A request body to read: Node's `IncomingMessage`, or any `Readable` / async iterable of bytes with the
@@ -33,6 +34,11 @@ export interface BodyReadOptions {
    * (the origin does, to refuse an unusable request early); when absent, the `Content-Encoding` header is read.
    */
   readonly codings?: readonly ContentCoding[];
+  /**
+   * Watches the read's raw bytes against a minimum pace (decision 0041); a body that falls behind ends the read
+   * with `ORIGIN_HTTP_BODY_TIMEOUT` (408). Used by {@link readBody} only.
+   */
+  readonly pace?: BodyPaceWatch;
 }
 
 /** The size of the decoded chunks that gzip and raw snappy produce. */
@@ -112,7 +118,12 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
  */
 export function readDecodedBody(body: RequestBody, options: BodyReadOptions): AsyncIterable<Uint8Array> {
   const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
-  return decodeBody(body, codings, limitOf(options), options.signal);
+  return decodeBody(body, codings, limitOf(options), options.signal, undefined);
+}
+
+/** The raw bytes a read has received so far, kept up to date by the read. */
+interface RawProgress {
+  receivedBytes: number;
 }
 
 async function* decodeBody(
@@ -120,9 +131,10 @@ async function* decodeBody(
   codings: readonly ContentCoding[],
   limit: Limit,
   signal: AbortSignal | undefined,
+  progress: RawProgress | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   signal?.throwIfAborted();
-  let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal);
+  let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal, progress);
   // The list names codings in the order they were applied, so they are undone from the last one back.
   for (let i = codings.length - 1; i >= 0; i--) {
     const decoded = codings[i] === 'gzip' ? gunzip(stream, signal) : unsnappy(stream, limit, signal);
@@ -135,6 +147,7 @@ async function* readRawBody(
   body: RequestBody,
   limit: Limit,
   signal: AbortSignal | undefined,
+  progress: RawProgress | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   // Leaving the loop early must not destroy the request: the socket is still needed to send the 413 or 400.
   const iterator: AsyncIterator<unknown> =
@@ -159,6 +172,7 @@ async function* readRawBody(
         );
       }
       received += chunk.length;
+      if (progress !== undefined) progress.receivedBytes = received;
       if (received > limit.maxRequestBytes) throw bodyTooLargeError('raw', limit);
       yield chunk;
     }
@@ -375,24 +389,27 @@ export function readBody(
   // attached now would wait for events that never come, holding the slot for good.
   if (body.destroyed && !body.readableEnded) return done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
   if (codings.length > 0 || options.signal !== undefined) {
-    consumeIterable(body, options, onChunk).then(
+    consumeIterable(body, codings, options, onChunk).then(
       (bytes) => done(undefined, bytes),
       (error: unknown) => done(error, 0),
     );
     return;
   }
-  readUnencoded(body, limitOf(options), onChunk, done);
+  readUnencoded(body, limitOf(options), options.pace, onChunk, done);
 }
 
 function readUnencoded(
   body: RequestBodyStream,
   limit: Limit,
+  pace: BodyPaceWatch | undefined,
   onChunk: (chunk: Uint8Array) => void,
   done: BodyReadDone,
 ): void {
   // The read's state hangs on the stream itself, and the four listeners are shared functions that find it there
   // through `this` (the emitter): one object per request instead of six closures.
-  (body as ReadableBody)[BODY_READ] = new UnencodedBodyRead(body, limit, onChunk, done);
+  const read = new UnencodedBodyRead(body, limit, pace, onChunk, done);
+  (body as ReadableBody)[BODY_READ] = read;
+  pace?.watch(read);
   body.on('data', onBodyData);
   body.on('end', onBodyEnd);
   body.on('error', onBodyError);
@@ -423,19 +440,37 @@ function onBodyClose(this: ReadableBody): void {
 }
 
 /** The state of one unencoded body read: bytes so far, and whether `done` was called. */
-class UnencodedBodyRead {
+class UnencodedBodyRead implements PacedRead {
   readonly #body: ReadableBody;
   readonly #limit: Limit;
+  readonly #pace: BodyPaceWatch | undefined;
   readonly #onChunk: (chunk: Uint8Array) => void;
   readonly #done: BodyReadDone;
+  readonly startedAt: number;
   #received = 0;
   #settled = false;
 
-  constructor(body: ReadableBody, limit: Limit, onChunk: (chunk: Uint8Array) => void, done: BodyReadDone) {
+  constructor(
+    body: ReadableBody,
+    limit: Limit,
+    pace: BodyPaceWatch | undefined,
+    onChunk: (chunk: Uint8Array) => void,
+    done: BodyReadDone,
+  ) {
     this.#body = body;
     this.#limit = limit;
+    this.#pace = pace;
     this.#onChunk = onChunk;
     this.#done = done;
+    this.startedAt = pace === undefined ? 0 : performance.now();
+  }
+
+  get receivedBytes(): number {
+    return this.#received;
+  }
+
+  expire(error: OriginError): void {
+    this.stop(error);
   }
 
   data(chunk: Buffer): void {
@@ -451,6 +486,7 @@ class UnencodedBodyRead {
   end(): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#pace?.unwatch(this);
     // Listeners stay: after 'end' no data comes, and a later 'close' or 'error' finds the read settled; four
     // removeListener calls per request cost more than listeners left to the request's own garbage.
     if (this.#body.complete === false) this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
@@ -461,6 +497,7 @@ class UnencodedBodyRead {
   stop(error: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#pace?.unwatch(this);
     const body = this.#body;
     body.off('data', onBodyData);
     body.off('end', onBodyEnd);
@@ -474,13 +511,39 @@ class UnencodedBodyRead {
 
 async function consumeIterable(
   body: RequestBody,
+  codings: readonly ContentCoding[],
   options: BodyReadOptions,
   onChunk: (chunk: Uint8Array) => void,
 ): Promise<number> {
-  let decoded = 0;
-  for await (const chunk of readDecodedBody(body, options)) {
-    decoded += chunk.length;
-    onChunk(chunk);
+  const { pace } = options;
+  const paced = pace === undefined ? undefined : new IterablePacedRead(options.signal);
+  const signal = paced === undefined ? options.signal : paced.signal;
+  if (paced !== undefined) pace?.watch(paced);
+  try {
+    let decoded = 0;
+    for await (const chunk of decodeBody(body, codings, limitOf(options), signal, paced)) {
+      decoded += chunk.length;
+      onChunk(chunk);
+    }
+    return decoded;
+  } finally {
+    if (paced !== undefined) pace?.unwatch(paced);
   }
-  return decoded;
+}
+
+/** An encoded body's read as the pace watch sees it: expiring aborts the read's signal with the 408 error. */
+class IterablePacedRead implements PacedRead {
+  readonly startedAt = performance.now();
+  receivedBytes = 0;
+  readonly #controller = new AbortController();
+  readonly signal: AbortSignal;
+
+  constructor(outer: AbortSignal | undefined) {
+    this.signal =
+      outer === undefined ? this.#controller.signal : AbortSignal.any([outer, this.#controller.signal]);
+  }
+
+  expire(error: OriginError): void {
+    this.#controller.abort(error);
+  }
 }

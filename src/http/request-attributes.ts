@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { CLIENT_CERTIFICATE_ATTRIBUTES } from '../tls/client-certificate';
 
 /** Options of {@link requestAttributes}. */
@@ -6,10 +7,22 @@ export interface RequestAttributeOptions {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes; off by default in the config. */
   readonly copyAuthorizationHeaders: boolean;
   /**
+   * Copy the application ID: the `X-ENGINE-APPLICATION-ID` header, and the `engineApplicationId` parameter in
+   * `queryString`. Off when absent (and by default in the config).
+   */
+  readonly copyApplicationId?: boolean;
+  /** Copy `Cookie`; off when absent (and by default in the config). */
+  readonly copyCookieHeaders?: boolean;
+  /**
    * Attributes the origin vouches for (the verified client certificate under mutual TLS), added after the four
    * fixed ones. Their names are reserved like those four.
    */
   readonly verified?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The authenticated caller (`authenticationMethod`, `authenticatedUser`), added after `verified`. Their names
+   * are reserved like the fixed ones.
+   */
+  readonly identity?: Readonly<Record<string, string>> | undefined;
   /**
    * Further names a header may not take (attributes the origin or a format writes, decision 0046): such a
    * header is left out like one named `method`. Asked with the lower-cased header name.
@@ -22,16 +35,45 @@ export interface RequestAttributeOptions {
   readonly remoteAddress?: string | undefined;
 }
 
-// Lower-cased, so that a header of that name in any case is recognised. The client certificate's names are
-// reserved whether or not mutual TLS is on, so a pipeline can trust them wherever they appear.
-const FIXED_ATTRIBUTES = new Set([
+// Lower-cased, so that a header of that name in any case is recognised. The client certificate's and the
+// authenticated caller's names are reserved whether or not mutual TLS or authentication is on, so a pipeline can
+// trust them wherever they appear.
+const FIXED_ATTRIBUTES: ReadonlySet<string> = new Set([
   'method',
   'path',
   'querystring',
   'remotehost',
   ...Object.values(CLIENT_CERTIFICATE_ATTRIBUTES).map((name) => name.toLowerCase()),
+  ...Object.values(IDENTITY_ATTRIBUTES).map((name) => name.toLowerCase()),
 ]);
-const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
+const AUTHORIZATION_HEADERS = ['authorization', 'proxy-authorization'];
+const APPLICATION_ID_HEADER = 'x-engine-application-id';
+const APPLICATION_ID_PARAMETER = 'engineApplicationId';
+const COOKIE_HEADER = 'cookie';
+/** The names a request header is dropped under, by which credential headers are copied (8 sets, made once). */
+const DROPPED_BY_OPTIONS = new Map<number, ReadonlySet<string>>();
+
+/**
+ * The lower-cased header names that never become attributes under `options`: the fixed and reserved names, and
+ * the credential headers that are not copied.
+ */
+function droppedHeaders(options: RequestAttributeOptions): ReadonlySet<string> {
+  const key =
+    (options.copyAuthorizationHeaders ? 1 : 0) |
+    (options.copyApplicationId === true ? 2 : 0) |
+    (options.copyCookieHeaders === true ? 4 : 0);
+  let dropped = DROPPED_BY_OPTIONS.get(key);
+  if (dropped === undefined) {
+    dropped = new Set([
+      ...FIXED_ATTRIBUTES,
+      ...(key & 1 ? [] : AUTHORIZATION_HEADERS),
+      ...(key & 2 ? [] : [APPLICATION_ID_HEADER]),
+      ...(key & 4 ? [] : [COOKIE_HEADER]),
+    ]);
+    DROPPED_BY_OPTIONS.set(key, dropped);
+  }
+  return dropped;
+}
 const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 /** Above this many distinct headers, names are looked up in a Map instead of by linear search. */
 const LINEAR_SEARCH_MAX = 16;
@@ -42,18 +84,22 @@ const LINEAR_SEARCH_MAX = 16;
  * - `method`: the request method as sent;
  * - `path`: the URL path as sent (not percent-decoded), `/` for the root; for an absolute-form target
  *   (`http://host/a`, as sent to proxies) the part after the authority;
- * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none;
+ * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none; without its
+ *   `engineApplicationId` parameters unless `options.copyApplicationId`;
  * - `remoteHost`: the client IP address of the socket (an IPv4-mapped IPv6 address is given as plain IPv4;
  *   `X-Forwarded-For` is not consulted), `''` when the socket is gone;
  * - then one attribute per request header, named exactly as the client spelled it (the first spelling wins when
  *   a header is repeated in different cases), in the order the headers first appear. Repeated headers are joined
  *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).
  *
- * - then `options.verified` (the verified client certificate's `tlsClientSubject` and `tlsClientIssuer`).
+ * - then `options.verified` (the verified client certificate's `tlsClientSubject` and `tlsClientIssuer`);
+ * - then `options.identity` (the authenticated caller's `authenticationMethod` and `authenticatedUser`).
  *
- * A header named `method`, `path`, `queryString`, `remoteHost`, `tlsClientSubject` or `tlsClientIssuer` (in any
- * case) is dropped: it cannot overwrite or forge those. `Authorization` and `Proxy-Authorization` (in any case) are dropped unless
- * `options.copyAuthorizationHeaders`, so that credentials do not travel with records.
+ * A header named `method`, `path`, `queryString`, `remoteHost`, `tlsClientSubject`, `tlsClientIssuer`,
+ * `authenticationMethod` or `authenticatedUser` (in any case) is dropped: it cannot overwrite or forge those.
+ * The credential headers are dropped unless their option copies them, so that credentials do not travel with
+ * records: `Authorization` and `Proxy-Authorization` (`copyAuthorizationHeaders`), `X-ENGINE-APPLICATION-ID`
+ * (`copyApplicationId`) and `Cookie` (`copyCookieHeaders`), in any case.
  *
  * Runs once per request in time linear in the header count. The result is a new frozen object.
  */
@@ -61,7 +107,10 @@ export function requestAttributes(
   req: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
   options: RequestAttributeOptions,
 ): Readonly<Record<string, string>> {
-  const { path, queryString } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/');
+  const { path } = target;
+  const queryString =
+    options.copyApplicationId === true ? target.queryString : withoutApplicationId(target.queryString);
   const remoteAddress = 'remoteAddress' in options ? options.remoteAddress : req.socket?.remoteAddress;
   const attributes: Record<string, string> = {
     method: req.method ?? '',
@@ -70,6 +119,8 @@ export function requestAttributes(
     remoteHost: remoteHostOf(remoteAddress),
   };
   if (options.verified !== undefined) Object.assign(attributes, options.verified);
+  if (options.identity !== undefined) Object.assign(attributes, options.identity);
+  const dropped = droppedHeaders(options);
 
   // The headers' lower-cased names in order of first appearance, beside the first spelling of each: `X-A` and
   // `x-a` are one header, written under the first spelling. Requests carry a handful of headers, where a linear
@@ -83,8 +134,7 @@ export function requestAttributes(
     const name = raw[i]!;
     const value = raw[i + 1]!;
     const key = name.toLowerCase();
-    if (FIXED_ATTRIBUTES.has(key)) continue;
-    if (!options.copyAuthorizationHeaders && AUTHORIZATION_HEADERS.has(key)) continue;
+    if (dropped.has(key)) continue;
     const at = index === undefined ? keys.indexOf(key) : (index.get(key) ?? -1);
     if (at >= 0) {
       const first = names[at]!;
@@ -110,6 +160,21 @@ export function requestAttributes(
     }
   }
   return Object.freeze(attributes);
+}
+
+/**
+ * `queryString` without its `engineApplicationId` parameters (the name compared after percent-decoding, as the
+ * application ID check reads it); the other parameters keep their raw form and order.
+ */
+function withoutApplicationId(queryString: string): string {
+  if (queryString === '' || (!queryString.includes('pplication') && !queryString.includes('%'))) {
+    return queryString;
+  }
+  const kept = queryString.split('&').filter((parameter) => {
+    const name = parameter.split('=', 1)[0]!;
+    return new URLSearchParams(`${name}=`).keys().next().value !== APPLICATION_ID_PARAMETER;
+  });
+  return kept.join('&');
 }
 
 /** The `remoteHost` attribute of a client address: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as IPv4. */

@@ -1,5 +1,6 @@
 import { createCompressionParser } from '../formats/compression/compression-parser';
 import type { DataFormat, ParseSource, Parser } from '../formats/data-format';
+import { BodyPaceWatch } from '../http/body-pace';
 import type { BodyReadOptions } from '../http/body-reader';
 import type { OriginConfig } from './config';
 
@@ -12,8 +13,12 @@ import type { OriginConfig } from './config';
 export interface BodyPlan {
   /** `http.maxRequestSizeMb` in bytes (MB = 10^6 bytes, as the reference engine counts), and as configured. */
   readonly limit: { readonly maxRequestBytes: number; readonly limitMb: number };
+  /** Holds every body to `http.bodyReadTimeoutMs` and `http.minBodyBytesPerSecond`; absent when the timeout is 0. */
+  readonly pace: BodyPaceWatch | undefined;
   /** The body reader's options for a body without Content-Encoding: made once, used by nearly every request. */
   readonly unencoded: BodyReadOptions;
+  /** `http.maxRecordsPerRequest`: records and failures one body may yield before its parse is stopped (413). */
+  readonly maxRecords: number;
   /** Makes the parser of one request body. */
   readonly createParser: (source: ParseSource) => Parser;
   /** The state formats keep per origin (NetFlow v9 templates), shared by every request's {@link ParseSource}. */
@@ -30,13 +35,27 @@ export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan 
   const limitMb = config.http.maxRequestSizeMb;
   const maxRequestBytes = limitMb * 1_000_000;
   const { compression } = config.dataFormat;
+  // Formats that decompress inside the input (Avro's block codecs) hold to the same budget as the body.
+  const budgeted = (source: ParseSource): ParseSource => ({ ...source, maxDecodedBytes: maxRequestBytes });
   const createParser =
     compression.format === 'none'
-      ? (source: ParseSource): Parser => format.createParser(formatConfig, source)
+      ? (source: ParseSource): Parser => format.createParser(formatConfig, budgeted(source))
       : (source: ParseSource): Parser =>
-          createCompressionParser(format, formatConfig, compression, source, {
+          createCompressionParser(format, formatConfig, compression, budgeted(source), {
             maxDecodedBytes: maxRequestBytes,
           });
   const limit = { maxRequestBytes, limitMb };
-  return { limit, unencoded: { ...limit, codings: [] }, createParser, originState: new Map() };
+  const { bodyReadTimeoutMs, minBodyBytesPerSecond } = config.http;
+  const pace =
+    bodyReadTimeoutMs > 0
+      ? new BodyPaceWatch({ timeoutMs: bodyReadTimeoutMs, minBytesPerSecond: minBodyBytesPerSecond })
+      : undefined;
+  return {
+    limit,
+    pace,
+    unencoded: { ...limit, codings: [], ...(pace === undefined ? {} : { pace }) },
+    maxRecords: config.http.maxRecordsPerRequest,
+    createParser,
+    originState: new Map(),
+  };
 }

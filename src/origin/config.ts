@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { spnegoPrincipalProblem } from '../auth/spnego-principal';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
@@ -40,6 +41,10 @@ export interface HttpConfig {
   readonly maxConcurrentRequests: number;
   /** MB of 10^6 bytes, 1..100000. */
   readonly maxRequestSizeMb: number;
+  /** Records (failures included) one body may hold (addition). */
+  readonly maxRecordsPerRequest: number;
+  /** 1..100; 100 = no heap check (addition). */
+  readonly maxHeapUsagePercent: number;
   readonly useKerberosWithSpnego: boolean;
   /** The three Kerberos keys are non-empty when `useKerberosWithSpnego`. */
   readonly kerberosRealm: string;
@@ -50,11 +55,18 @@ export interface HttpConfig {
   readonly queueTimeoutMs: number;
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** Capped at `requestTimeoutMs` when the server is made (addition). */
+  readonly headersTimeoutMs: number;
+  /** 0 = no body pace check (addition). */
+  readonly bodyReadTimeoutMs: number;
+  readonly minBodyBytesPerSecond: number;
   readonly keepAliveTimeoutMs: number;
   /** Open connections of the port, idle ones included (addition). */
   readonly maxConnections: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
+  readonly copyApplicationId: boolean;
+  readonly copyCookieHeaders: boolean;
 }
 
 /**
@@ -131,8 +143,8 @@ function compiledFor(registry: FormatRegistry): CompiledSchema {
  * @throws ConfigError listing every problem, each with the JSON Pointer of the offending value and a readable
  *   message: schema violations (`/http/port must be <= 65535`), unknown keys (the path names the key), missing
  *   `dataFormat` or `dataFormat.format`, and the cross-field rules (`gatewayServiceName` when `useApiGateway`;
- *   `kerberosRealm`, `httpSpnegoPrincipal` and `keytabFile` when `useKerberosWithSpnego`; `xmlSchema` when
- *   `validateSchema`).
+ *   `kerberosRealm`, `httpSpnegoPrincipal` and `keytabFile` when `useKerberosWithSpnego`, and
+ *   `httpSpnegoPrincipal` of the form `HTTP/<fqdn>@<kerberosRealm>`; `xmlSchema` when `validateSchema`).
  * @throws OriginError `ORIGIN_FORMAT_NAME_RESERVED` when the registry holds a format named `format` or
  *   `compression`.
  */
@@ -190,7 +202,20 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
       }
     }
   }
+  problems.push(...spnegoProblems(config));
   return problems;
+}
+
+/** `httpSpnegoPrincipal` must read `HTTP/<fqdn>@<REALM>` with the realm of `kerberosRealm`. */
+function spnegoProblems(config: Record<string, unknown>): ConfigProblem[] {
+  const http = config['http'];
+  if (!isObject(http) || http['useKerberosWithSpnego'] !== true) return [];
+  const principal = http['httpSpnegoPrincipal'];
+  const realm = http['kerberosRealm'];
+  if (typeof principal !== 'string' || typeof realm !== 'string') return [];
+  if (principal.trim() === '' || realm.trim() === '') return [];
+  const problem = spnegoPrincipalProblem(principal, realm);
+  return problem === undefined ? [] : [{ path: '/http/httpSpnegoPrincipal', message: problem }];
 }
 
 /** The schema's `enum` of format names cannot say "nothing is allowed", so an empty registry is checked here. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
 import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
@@ -23,6 +24,7 @@ import type { OriginConfig } from './config';
 import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
+import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
@@ -50,8 +52,12 @@ export interface RequestContext {
   readonly config: OriginConfig;
   /** How every request body is read: limit and parser factory, decided once per origin. */
   readonly body: BodyPlan;
+  /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
+  readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
   readonly admission: Admission;
+  /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
+  readonly heap: HeapGuard;
   readonly runners: RunnerPool;
   readonly metrics: OriginMetrics;
   readonly observer: RequestObserver;
@@ -71,11 +77,11 @@ export interface RequestContext {
 }
 
 /**
- * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing, application ID,
- * encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
- * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
- * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
- * needs no promise.
+ * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch →
+ * runners, response. Every step that refuses throws an {@link OriginError}, which becomes the answer. Never
+ * throws itself; the promise settles once the answer is written and never rejects. The origin's own listener
+ * calls {@link serveRequest}, which needs no promise.
  */
 export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
@@ -96,6 +102,7 @@ export function serveRequest(
 }
 
 const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * One request on its way through the path. Each step is a method that either goes on to the next (directly, or
@@ -114,6 +121,8 @@ class ServedRequest implements SlotWaiter {
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
+  /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
+  #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
   #finished = false;
 
@@ -143,14 +152,55 @@ class ServedRequest implements SlotWaiter {
         remoteHost: info.remoteHost,
       });
     }
+    const { method } = info;
+    if (REFUSED_METHODS.has(method)) {
+      return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
+    }
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    // Without authentication (the common case) the request goes on with no outcome object and no promise.
+    const { authenticator } = ctx;
+    if (authenticator === undefined) return this.authorized();
+    this.#authenticate(authenticator);
+  }
+
+  /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
+  authorized(): void {
+    const ctx = this.#ctx;
     try {
-      this.#codings = refuseEarly(ctx, this.#req, info);
+      this.#codings = refuseEarly(ctx, this.#req, this.#info, this.#startedAt);
     } catch (error) {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
     if (release) return this.granted(release);
     ctx.admission.wait(this);
+  }
+
+  /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
+  authenticated(outcome: AuthenticationOutcome): void {
+    if (!outcome.ok) {
+      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      return this.fail(outcome.error);
+    }
+    this.#info.identity = outcome.identity;
+    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    // The origin may have begun to close while an asynchronous authenticator worked.
+    if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.authorized();
+  }
+
+  #authenticate(authenticator: Authenticator): void {
+    let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+    try {
+      outcome = authenticator.authenticate(this.#req);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (!(outcome instanceof Promise)) return this.authenticated(outcome);
+    outcome.then(
+      (settled) => this.authenticated(settled),
+      (error: unknown) => this.fail(error),
+    );
   }
 
   /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
@@ -165,9 +215,17 @@ class ServedRequest implements SlotWaiter {
         remoteAddress: req.socket.remoteAddress,
         originState: ctx.body.originState,
       };
-      const parse = (this.#parse = new BodyParse(ctx.body.createParser(source)));
+      const parse = (this.#parse = new BodyParse(
+        ctx.body.createParser(source),
+        ctx.body.maxRecords,
+        ctx.heap,
+      ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
-      const options = codings.length === 0 ? ctx.body.unencoded : { ...ctx.body.limit, codings };
+      const { pace } = ctx.body;
+      const options =
+        codings.length === 0
+          ? ctx.body.unencoded
+          : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);
@@ -220,7 +278,7 @@ class ServedRequest implements SlotWaiter {
   answer(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
     try {
-      send(ctx, this.#res, rendered, {});
+      send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
@@ -254,6 +312,7 @@ class ServedRequest implements SlotWaiter {
       requestId: this.#info.requestId,
       bodyRead: this.#bodyRead,
       startedAt: this.#startedAt,
+      headers: this.#replyHeaders,
     });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
     this.finish();
@@ -280,13 +339,19 @@ export function refuse(
   req: IncomingMessage,
   res: ServerResponse,
   error: OriginError,
-  request: { requestId: string; bodyRead: boolean; startedAt: number },
+  request: {
+    requestId: string;
+    bodyRead: boolean;
+    startedAt: number;
+    /** Headers the answer carries besides those of the status (`WWW-Authenticate`). */
+    headers?: Readonly<Record<string, string>>;
+  },
 ): void {
   const rendered = ctx.renderer.rejection(
     error.httpStatus,
     ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
   );
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...request.headers };
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
@@ -306,6 +371,40 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/**
+ * Answers a request that no origin of a shared port claims by its application ID (403), after the authentication
+ * of the origin that answers it: an unauthenticated client gets that origin's 401 and challenge instead, so that
+ * it cannot learn which application IDs exist. Origins share a port only with identical TLS settings, basic users
+ * included, so the answering origin's basic authentication is every sharer's.
+ */
+export function refuseUnrouted(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: OriginError,
+): void {
+  const request = { requestId: ctx.nextRequestId(), bodyRead: false, startedAt: performance.now() };
+  const { authenticator } = ctx;
+  if (authenticator === undefined) return refuse(ctx, req, res, error, request);
+  const settled = (outcome: AuthenticationOutcome): void => {
+    if (outcome.ok) refuse(ctx, req, res, error, { ...request, headers: outcome.replyHeaders ?? NO_HEADERS });
+    else
+      refuse(ctx, req, res, outcome.error, {
+        ...request,
+        headers: { 'WWW-Authenticate': outcome.challenge },
+      });
+  };
+  const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);
+  let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+  try {
+    outcome = authenticator.authenticate(req);
+  } catch (thrown) {
+    return failed(thrown);
+  }
+  if (outcome instanceof Promise) outcome.then(settled, failed);
+  else settled(outcome);
 }
 
 /**
@@ -366,15 +465,21 @@ function drainSmallBody(req: IncomingMessage, answer: () => void): boolean {
   return true;
 }
 
-/** The refusals that need no body byte; returns the request's Content-Encoding, read once here. */
-function refuseEarly(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): ContentCoding[] {
-  const { method } = info;
-  if (REFUSED_METHODS.has(method)) throw new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method });
-  if (ctx.isClosing()) throw new OriginError('ORIGIN_HTTP_CLOSING');
+/**
+ * The refusals after authentication that need no body byte (the heap check last, as it reads the heap); returns
+ * the request's Content-Encoding, read once here.
+ */
+function refuseEarly(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  info: IncomingRequestInfo,
+  now: number,
+): ContentCoding[] {
   checkApplicationId(ctx, req, info);
   const codings = checkContentEncoding(req.headers['content-encoding']);
   const { limit } = ctx.body;
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
+  ctx.heap.admit(now);
   return codings;
 }
 
@@ -430,9 +535,16 @@ const PARSE_WHOLE_MAX_BYTES = 1 << 20;
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
  * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
  * and arrays, most of which a small body never uses.
+ *
+ * The body's records and failures are counted as the parser yields them: one past `maxRecords` throws
+ * `ORIGIN_HTTP_TOO_MANY_RECORDS` (413) from {@link BodyParse.onChunk}, which stops the read, so a body of tiny
+ * values never gets to build all its records (decision 0040). A pushed chunk also asks the heap guard whether
+ * reading may go on.
  */
 class BodyParse {
   readonly #parser: Parser;
+  readonly #maxRecords: number;
+  readonly #heap: HeapGuard;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -442,9 +554,13 @@ class BodyParse {
   #gatheredBytes = 0;
   #records: ParsedRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
+  /** Records and failures so far. */
+  #yielded = 0;
 
-  constructor(parser: Parser) {
+  constructor(parser: Parser, maxRecords: number, heap: HeapGuard) {
     this.#parser = parser;
+    this.#maxRecords = maxRecords;
+    this.#heap = heap;
     this.#gathering = parser.parseAll !== undefined;
   }
 
@@ -456,6 +572,8 @@ class BodyParse {
       else (this.#more ??= []).push(chunk);
       return;
     }
+    // Only bodies past the whole-body size get here: small requests never pay for reading the heap.
+    this.#heap.keepReading(performance.now());
     if (this.#gathering) {
       this.#gathering = false;
       for (const early of this.#gathered()) this.#collect(this.#parser.push(early));
@@ -471,7 +589,11 @@ class BodyParse {
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
     if (this.#gathering && this.#parser.parseAll) {
       const more = this.#more;
-      return this.#parser.parseAll(more === undefined ? this.#first! : Buffer.concat(this.#gathered()));
+      const result = this.#parser.parseAll(
+        more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
+      );
+      this.#count(result);
+      return result;
     }
     this.#collect(this.#parser.end());
     return { records: this.#records ?? [], failures: this.#failures ?? [] };
@@ -482,7 +604,18 @@ class BodyParse {
     return this.#more === undefined ? [this.#first] : [this.#first, ...this.#more];
   }
 
+  #count(result: ParseResult): void {
+    this.#yielded += result.records.length + result.failures.length;
+    if (this.#yielded > this.#maxRecords) {
+      // What was kept is garbage now; dropping it here frees it before the 413 is even written.
+      this.#records = undefined;
+      this.#failures = undefined;
+      throw new OriginError('ORIGIN_HTTP_TOO_MANY_RECORDS', { limit: this.#maxRecords });
+    }
+  }
+
   #collect(result: ParseResult): void {
+    this.#count(result);
     if (result.records.length > 0) {
       const records = (this.#records ??= []);
       for (const record of result.records) records.push(record);

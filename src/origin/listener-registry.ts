@@ -45,6 +45,7 @@ export interface ListenOptions {
   readonly host: string | undefined;
   readonly port: number;
   readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   /** Open connections the port keeps at once; a connection beyond it is refused (decision 0048). */
   readonly maxConnections: number;
@@ -122,23 +123,13 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 }
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
-  const httpOptions = {
-    requestTimeout: options.requestTimeoutMs,
-    headersTimeout: Math.min(60_000, options.requestTimeoutMs),
-    keepAliveTimeout: options.keepAliveTimeoutMs,
-  };
-  const server = options.tls
-    ? createHttpsServer({ ...options.tls.options, ...httpOptions })
-    : createServer(httpOptions);
   const tenants: PortTenant[] = [first];
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  const server = createRequestServer((req, res) => {
     // A refused connection's request is read (so that nothing unread resets the connection) and not answered.
     if (refusedSockets.has(req.socket)) req.resume();
     else route(tenants, req, res);
-  });
+  }, options);
   capConnections(server, tenants, options);
-  server.on('connect', refuseTunnel);
-  server.on('clientError', answerClientError);
   const ready = new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
@@ -189,6 +180,34 @@ function capConnections(
     socket.end(bytes);
     setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS).unref();
   });
+}
+
+/**
+ * An HTTP (or, with `options.tls`, HTTPS) server as an origin's port has it, not listening yet: its timeouts, the
+ * answers to CONNECT and to requests Node's parser refuses, and `onRequest` for every request. The testing entry
+ * feeds it in-memory connections (`server.emit('connection', stream)`), so that a test's requests take the same
+ * way through Node's HTTP parser as a socket's.
+ */
+export function createRequestServer(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  options: Omit<ListenOptions, 'host' | 'port' | 'maxConnections'>,
+): Server | HttpsServer {
+  const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
+  const httpOptions = {
+    requestTimeout: options.requestTimeoutMs,
+    headersTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    // Node checks both timeouts only this often (30 s by default), which would stretch a 20 s headers timeout
+    // to 50 s; a quarter of the shorter one keeps the overshoot to a quarter.
+    connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4))),
+  };
+  const server = options.tls
+    ? createHttpsServer({ ...options.tls.options, ...httpOptions })
+    : createServer(httpOptions);
+  server.on('request', onRequest);
+  server.on('connect', refuseTunnel);
+  server.on('clientError', answerClientError);
+  return server;
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {

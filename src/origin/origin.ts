@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
+import type { AuthenticationMethod, Authenticator } from '../auth/authenticator';
+import { authenticationMethodOf, ignoredAuthenticationOptions } from '../auth/authentication-method';
+import { authenticatorFor } from '../auth/authenticator-for';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
@@ -16,8 +19,9 @@ import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
+import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -30,10 +34,32 @@ import { reservedAttributeNames } from './reserved-attributes';
  */
 export type OriginState = 'idle' | 'starting' | 'listening' | 'closing' | 'closed' | 'failed';
 
+/**
+ * What an origin serves and how it lets callers in ({@link Origin.describe}): plain data without any secret,
+ * also carried by the `start` event.
+ */
+export interface OriginDescription {
+  /** The endpoint URL once listening, else `null`. */
+  readonly endpoint: string | null;
+  /** `tls.useTls`. */
+  readonly tls: boolean;
+  /** Mutual TLS: a client certificate chained to the truststore is required in the handshake. */
+  readonly mutualTls: boolean;
+  /** The authentication method in force by the precedence of spec §5 (`gateway` > `spnego` > `basic` > `none`). */
+  readonly authentication: AuthenticationMethod;
+  /**
+   * The application ID check: `none` (no list), `header` (`X-ENGINE-APPLICATION-ID`), or `headerOrUrl` (also
+   * `?engineApplicationId=`).
+   */
+  readonly applicationIds: 'none' | 'header' | 'headerOrUrl';
+  /** Authentication options that are set but not in force, each as a sentence (empty when none). */
+  readonly ignored: readonly string[];
+}
+
 /** The events an origin emits, and what each listener receives. */
 export interface OriginEvents {
-  /** The origin listens; `url` is the endpoint to display. */
-  start: { url: string };
+  /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
+  start: { url: string; description: OriginDescription };
   /** A request arrived (before any check). */
   request: { requestId: string; method: string; path: string; remoteHost: string };
   /** The pipeline ran a request's batch and the response was sent. */
@@ -78,6 +104,7 @@ export class Origin {
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
   readonly #tls: TlsSettings | undefined;
+  readonly #authenticator: Authenticator | undefined;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
   #url: string | undefined;
@@ -93,7 +120,10 @@ export class Origin {
       resourcesDirectory: this.config.general.resourcesDirectory,
       credentials: options.tlsCredentials ?? {},
     });
+    this.#authenticator = authenticatorFor(this.config);
+    warnIgnoredAuthentication(this.config);
     this.#runners = options.runners;
+    warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
     this.#admission = new Admission({
@@ -109,8 +139,10 @@ export class Origin {
     this.#context = {
       config: this.config,
       body,
+      authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {
@@ -120,11 +152,13 @@ export class Origin {
         rejection: (info) => this.#emit('rejection', info),
       },
       runningBatches: this.#runningBatches,
-      renderer: responseRendererFor(this.config.httpResponse),
+      renderer: responseRendererFor(this.config.httpResponse, this.config.general.resourcesDirectory),
       batchSignals: new BatchSignals(http.maxConcurrentRequests),
       inFlight: this.#inFlight,
       attributeSources: {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
+        copyApplicationId: http.copyApplicationId,
+        copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: reservedAttributeNames(formats),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
@@ -141,6 +175,23 @@ export class Origin {
   /** The endpoint URL once listening (`http://<host>:<port>/`, `https://…` with TLS), else `undefined`. */
   get url(): string | undefined {
     return this.#url;
+  }
+
+  /**
+   * What the origin serves and how it lets callers in: endpoint, TLS, mutual TLS, the authentication method in
+   * force and the application ID mode (plain data, no secret). The `start` event carries the same.
+   */
+  describe(): OriginDescription {
+    const { http } = this.config;
+    return {
+      endpoint: this.#url ?? null,
+      tls: this.#tls !== undefined,
+      mutualTls: this.#tls?.requireClientAuthentication === true,
+      authentication: authenticationMethodOf(this.config),
+      applicationIds:
+        http.applicationIds.length === 0 ? 'none' : http.applicationIdInUrl ? 'headerOrUrl' : 'header',
+      ignored: ignoredAuthenticationOptions(this.config),
+    };
   }
 
   /** Subscribes to an event. */
@@ -165,7 +216,9 @@ export class Origin {
    * lists are non-empty and disjoint and their TLS settings identical). With `tls.useTls` it first loads the
    * keystore (and truststore) and calls the host's credential functions, then serves HTTPS. Resolves with the
    * endpoint URL the engine displays. Rejects with `ORIGIN_LISTEN_PORT_IN_USE`, `ORIGIN_LISTEN_PORT_SHARED`,
-   * `ORIGIN_LISTEN_FAILED` or one of the `ORIGIN_TLS_*` loading errors, leaving the origin `failed`.
+   * `ORIGIN_LISTEN_FAILED`, one of the `ORIGIN_TLS_*` loading errors, or a `ConfigError` when
+   * `httpResponse.xmlSchema` (with `validateSchema`) does not compile or its imports cannot be read, leaving the
+   * origin `failed`.
    */
   async start(): Promise<string> {
     if (this.#state !== 'idle')
@@ -173,22 +226,26 @@ export class Origin {
     this.#state = 'starting';
     const { http } = this.config;
     try {
+      await this.#authenticator?.prepare?.();
+      await this.#context.renderer.prepare?.();
       const tls = await this.#tls?.load();
       this.#lease = await leasePort(this.#tenant(tls), {
         host: http.host,
         port: http.port,
         requestTimeoutMs: http.requestTimeoutMs,
+        headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
         maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
       this.#state = 'failed';
+      this.#authenticator?.release?.();
       throw error;
     }
     this.#state = 'listening';
     this.#url = endpointUrl(this.#tls ? 'https' : 'http', http.host, this.#lease.address.port);
-    this.#emit('start', { url: this.#url });
+    this.#emit('start', { url: this.#url, description: this.describe() });
     return this.#url;
   }
 
@@ -270,6 +327,7 @@ export class Origin {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     this.#runningBatches.stop();
+    this.#authenticator?.release?.();
     this.#lease = undefined;
     this.#emit('stop', reason ? { reason } : {});
   }
@@ -297,12 +355,7 @@ export class Origin {
           body: rendered.body,
         };
       },
-      refuseUnrouted: (req, res, error) =>
-        refuse(this.#context, req, res, error, {
-          requestId: this.#context.nextRequestId(),
-          bodyRead: false,
-          startedAt: performance.now(),
-        }),
+      refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }
 
@@ -329,11 +382,39 @@ function refuseUnsupported(config: OriginConfig): void {
     problems.push({ path, message: `${JSON.stringify(value)} is not supported by this version yet` });
   };
   if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
-  if (config.http.useKerberosWithSpnego) unsupported('/http/useKerberosWithSpnego', true);
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
+ * Warns once, at construction, of authentication options that are set but not in force (basic users without TLS,
+ * basic users or SPNEGO under gateway authentication, basic users beside SPNEGO): a process warning of type
+ * `OriginWarning`, code `REST_ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
+ */
+function warnIgnoredAuthentication(config: OriginConfig): void {
+  for (const sentence of ignoredAuthenticationOptions(config)) {
+    process.emitWarning(`Origin '${config.general.name}': ${sentence}.`, {
+      type: 'OriginWarning',
+      code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED',
+    });
+  }
 }
 
 function endpointUrl(scheme: 'http' | 'https', host: string | undefined, port: number): string {
   const shown = host === undefined || host === '' || host === '0.0.0.0' || host === '::' ? hostname() : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`;
+}
+
+/**
+ * Warns (a process warning, type `OriginWarning`, code `REST_ORIGIN_RUNNER_POOL_SMALLER`) when the pool says it
+ * has fewer runners than `http.maxConcurrentRequests`: the admitted requests beyond the pool's size then wait for
+ * a runner inside `run`, where neither `http.queueSize` nor `http.queueTimeoutMs` bounds them. A pool that does
+ * not say its size (a JavaScript host may leave `size` out) is not checked.
+ */
+function warnIfPoolIsSmaller(runners: RunnerPool, maxConcurrentRequests: number): void {
+  const size = (runners as { size?: unknown }).size;
+  if (typeof size !== 'number' || !Number.isFinite(size) || size >= maxConcurrentRequests) return;
+  process.emitWarning(
+    `The runner pool has ${size} runner(s), fewer than http.maxConcurrentRequests (${maxConcurrentRequests}): admitted requests beyond ${size} wait for a runner, unbounded by http.queueSize and http.queueTimeoutMs. Make the pool at least as large.`,
+    { type: 'OriginWarning', code: 'REST_ORIGIN_RUNNER_POOL_SMALLER' },
+  );
 }

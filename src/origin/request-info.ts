@@ -9,6 +9,10 @@ import type { RequestRecordSource } from '../record/data-record';
 export interface RequestAttributeSources {
   /** Copy `Authorization` and `Proxy-Authorization` into the attributes. */
   readonly copyAuthorizationHeaders: boolean;
+  /** Copy the application ID header into the attributes. */
+  readonly copyApplicationId: boolean;
+  /** Copy `Cookie` into the attributes. */
+  readonly copyCookieHeaders: boolean;
   /** Attribute names no request header may take (decision 0046); see `reservedAttributeNames`. */
   readonly reservedAttributes?: { has(lowerCaseName: string): boolean };
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
@@ -32,6 +36,11 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   readonly receivedAt: number;
   /** Set by the request path once the application ID check admitted the request. */
   applicationId: string | undefined;
+  /**
+   * Set by the request path once the authenticator let the request through: the caller's identity attributes
+   * (`authenticationMethod`, `authenticatedUser`); `undefined` when the origin authenticates no one.
+   */
+  identity: Readonly<Record<string, string>> | undefined;
   readonly #message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>;
   readonly #sources: RequestAttributeSources;
   // Read from the socket at once: a destroyed socket no longer knows its peer, and a pipeline may read the
@@ -52,6 +61,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
     this.queryString = queryString;
     this.receivedAt = Date.now();
     this.applicationId = undefined;
+    this.identity = undefined;
     this.#message = message;
     this.#sources = sources;
     this.#remoteAddress = message.socket?.remoteAddress;
@@ -67,7 +77,10 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   get headers(): HeaderAttributes {
     return (this.#attributes ??= requestAttributes(this.#message, {
       copyAuthorizationHeaders: this.#sources.copyAuthorizationHeaders,
+      copyApplicationId: this.#sources.copyApplicationId,
+      copyCookieHeaders: this.#sources.copyCookieHeaders,
       verified: this.#verified,
+      identity: this.identity,
       remoteAddress: this.#remoteAddress,
       reserved: this.#sources.reservedAttributes,
     }));

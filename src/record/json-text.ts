@@ -8,7 +8,8 @@ import { isListMap, listMapHasNativeOrder, listMapKeys, type ListMap } from './l
  * array, BOOLEAN → `true`/`false`, BYTE/SHORT/INTEGER/LONG/FLOAT/DOUBLE → number, a `bigint` → its digits as a
  * number (every digit kept), DECIMAL → its exact decimal text as a number, CHAR/STRING/ZONED_DATETIME → string,
  * DATE/DATETIME/TIME → epoch milliseconds, BYTE_ARRAY → base64 string, null → `null`, and NaN, ±Infinity and an
- * invalid Date → `null` (JSON cannot say them). A FLOAT is written with the fewest digits that read back as the
+ * invalid Date → `null` (JSON cannot say them). A FLOAT or DOUBLE `-0` is written `-0.0`, keeping its sign (which
+ * `JSON.stringify` drops) and saying it is not an integer (decision 0060). A FLOAT is written with the fewest digits that read back as the
  * same 32-bit float (`0.1`, not `0.10000000149011612`), as the engine does. Field attributes are not written.
  *
  * Cost: a tree of JSON-native values only (null, boolean, finite number, string, arrays, plain objects) is
@@ -46,7 +47,7 @@ export function isJsonNative(values: readonly FieldValue[]): boolean {
 
 /**
  * True when `JSON.stringify` writes `value` exactly as the mapping says: every node is null, a boolean, a finite
- * number, a string, an array, a plain object or a list-map in native order. Anything else (typed wrappers, bigint, Date, bytes, NaN, holes,
+ * number other than -0 (which `JSON.stringify` writes `0`), a string, an array, a plain object or a list-map in native order. Anything else (typed wrappers, bigint, Date, bytes, NaN, holes,
  * `undefined`) sends the tree to the exact writer.
  *
  * Leaves are checked inline, without a call per field: this walk runs on every echoed record, and in this form
@@ -55,8 +56,11 @@ export function isJsonNative(values: readonly FieldValue[]): boolean {
 function isJsonNativeLeaf(value: unknown): boolean {
   const type = typeof value;
   if (type === 'string' || type === 'boolean') return true;
-  // x - x is 0 for every finite number and NaN for NaN and ±Infinity.
-  if (type === 'number') return (value as number) - (value as number) === 0;
+  // x - x is 0 for every finite number and NaN for NaN and ±Infinity; 1 / -0 is -Infinity.
+  if (type === 'number') {
+    const n = value as number;
+    return n - n === 0 && (n !== 0 || 1 / n > 0);
+  }
   if (type !== 'object') return false;
   return value === null || isJsonNativeContainer(value as object);
 }
@@ -76,8 +80,12 @@ function isJsonNativeContainer(value: object): boolean {
   return true;
 }
 
+/** `-0.0` for -0: JSON.stringify would write `0`, losing the sign; the fraction says it is no integer. */
+const NEGATIVE_ZERO = '-0.0';
+
 function writeNumber(n: number): string {
-  return Number.isFinite(n) ? JSON.stringify(n) : 'null';
+  if (!Number.isFinite(n)) return 'null';
+  return n === 0 && 1 / n < 0 ? NEGATIVE_ZERO : JSON.stringify(n);
 }
 
 function writeNode(value: unknown): string {
@@ -184,6 +192,7 @@ function writeDecimal(text: string): string {
 /** The shortest decimal that reads back as the same 32-bit float, when the number is one. */
 function writeFloat(n: number): string {
   if (!Number.isFinite(n)) return 'null';
+  if (n === 0) return writeNumber(n);
   if (Math.fround(n) !== n) return JSON.stringify(n);
   for (let digits = 1; digits < 17; digits++) {
     const shorter = Number(n.toPrecision(digits));

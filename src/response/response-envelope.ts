@@ -49,10 +49,19 @@ export function renderSink(sink: ResponseSink, raw: boolean, writer: EnvelopeWri
   }
 }
 
-/** The message of the first error record that has one. */
+// `<CODE> - `: an error code (the origin's `ORIGIN_*`, an engine's `CONTAINER_0010`, …) and the separator.
+const CODE_PREFIX = /^[A-Z][A-Z0-9_]* - /;
+
+/**
+ * The message of the first error record that has one, in the engine's `"<CODE> - <text>"` form: a message not in
+ * that form already (one a host stage made with `DataRecord.createErrorRecord(r, { code, message })`) gets its
+ * record's `errorCode` and ` - ` in front, as the origin's own error records have.
+ */
 export function firstErrorMessage(records: readonly DataRecord[]): string | undefined {
   for (const record of records) {
-    if (record.header.errorMessage !== undefined) return record.header.errorMessage;
+    const { errorCode: code, errorMessage: message } = record.header;
+    if (message === undefined) continue;
+    return code === undefined || code === '' || CODE_PREFIX.test(message) ? message : `${code} - ${message}`;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { jsonRenderer, renderJsonEnvelopeError, type RenderedResponse } from './
 import type { HttpResponseConfig } from './response-options';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { renderXmlEnvelopeError, renderXmlResponse, renderXmlResponseUnvalidated } from './xml-response';
+import { loadXmlSchema, type LoadedXmlSchema } from './xml-schema';
 
 /**
  * How an origin renders its answers, chosen once from `httpResponse`. Rendering is synchronous (the hot path
@@ -18,10 +19,18 @@ export interface ResponseRenderer {
   readonly validated?: (sink: ResponseSink) => Promise<RenderedResponse>;
   /** The envelope of a refused or failed request; `errorMessage` is `"<CODE> - <message>"`. */
   rejection(status: number, errorMessage: string): RenderedResponse;
+  /**
+   * Present when the renderer reads files before it can render (the XML schema and its imports): `start()`
+   * awaits it so that a broken schema fails the start, not every request. Renderers also prepare on first use,
+   * for hosts that call `handleRequest` without `start()`.
+   *
+   * @throws ConfigError when the schema does not compile or an import cannot be read.
+   */
+  readonly prepare?: () => Promise<void>;
 }
 
-/** The renderer for `config.dataFormat`. */
-export function responseRendererFor(config: HttpResponseConfig): ResponseRenderer {
+/** The renderer for `config.dataFormat`; `resourcesDirectory` is where the XML schema's imports are read. */
+export function responseRendererFor(config: HttpResponseConfig, resourcesDirectory = ''): ResponseRenderer {
   if (config.dataFormat === 'json') {
     return {
       response: jsonRenderer(config),
@@ -32,7 +41,18 @@ export function responseRendererFor(config: HttpResponseConfig): ResponseRendere
     response: (sink) => renderXmlResponseUnvalidated(sink, config),
     rejection: (status, message) => renderXmlEnvelopeError(status, message, config),
   };
-  return config.validateSchema
-    ? { ...renderer, validated: (sink) => renderXmlResponse(sink, config) }
-    : renderer;
+  if (!config.validateSchema) return renderer;
+  let schema: Promise<LoadedXmlSchema> | undefined;
+  const loaded = (): Promise<LoadedXmlSchema> =>
+    (schema ??= loadXmlSchema(config.xmlSchema, resourcesDirectory));
+  return {
+    ...renderer,
+    prepare: async () => {
+      await loaded();
+    },
+    validated: async (sink) => {
+      const { schema: xmlSchema, imports } = await loaded();
+      return renderXmlResponse(sink, { ...config, xmlSchema, xmlSchemaImports: imports });
+    },
+  };
 }

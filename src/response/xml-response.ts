@@ -5,6 +5,7 @@ import { isListMap, listMapEntries } from '../record/list-map';
 import type { RenderedResponse } from './json-response';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { responseEncoding, type ResponseEncoding } from './response-encoding';
+import type { XmlSchemaFile } from './xml-schema';
 import {
   contentTypeOf,
   renderSink,
@@ -25,6 +26,11 @@ export interface XmlResponseConfig {
   readonly validateSchema: boolean;
   /** XSD 1.0 text; used when `validateSchema`. */
   readonly xmlSchema: string;
+  /**
+   * The files `xmlSchema` imports or includes, under the names its `schemaLocation`s use (`loadXmlSchema` reads
+   * them from the resources directory and rewrites `xmlSchema` to match); none when omitted.
+   */
+  readonly xmlSchemaImports?: readonly XmlSchemaFile[];
 }
 
 // XML 1.0 Name, restricted to letters, digits and `_ . -` (plus one prefix colon): every name this accepts is a
@@ -69,16 +75,61 @@ function attributeText(attributes: FieldAttributes | undefined): string {
   for (const key of Object.keys(attributes)) {
     // The XML parser's outputFieldAttributes names attributes `xmlAttr:<name>`; writing them back as `<name>`
     // makes an XML request echo as the same XML.
-    const name = key.startsWith('xmlAttr:') ? key.slice('xmlAttr:'.length) : key;
+    const name = attributeName(key);
     text += ` ${checkName(name, 'field attribute')}="${escapeText(attributes[key] ?? '')}"`;
   }
   return text;
 }
 
-/** Writes XML text; `indent` is `undefined` for compact output. */
+/** Namespaces whose prefix is fixed by convention, declared when a record uses them without a declaration. */
+const WELL_KNOWN_NAMESPACES: Readonly<Record<string, string>> = {
+  xsi: 'http://www.w3.org/2001/XMLSchema-instance',
+};
+
+/** The prefix of a qualified name, or `undefined` for an unprefixed one. */
+function prefixOf(name: string): string | undefined {
+  const colon = name.indexOf(':');
+  return colon < 0 ? undefined : name.slice(0, colon);
+}
+
+/** The name a field attribute is written under (the XML parser's `xmlAttr:<name>` is written as `<name>`). */
+function attributeName(key: string): string {
+  return key.startsWith('xmlAttr:') ? key.slice('xmlAttr:'.length) : key;
+}
+
+/** The prefixes an element's attributes declare (`xmlns:<prefix>`); `undefined` when none. */
+function declaredPrefixes(attributes: FieldAttributes | undefined): string[] | undefined {
+  if (attributes === undefined) return undefined;
+  let declared: string[] | undefined;
+  for (const key of Object.keys(attributes)) {
+    const name = attributeName(key);
+    if (!name.startsWith('xmlns:')) continue;
+    // Namespaces in XML 1.0 cannot undeclare a prefix.
+    if (attributes[key] === '') throw renderError(`namespace declaration '${name}' has an empty URI`);
+    (declared ??= []).push(name.slice('xmlns:'.length));
+  }
+  return declared;
+}
+
+/**
+ * Writes XML text; `indent` is `undefined` for compact output.
+ *
+ * Namespaces (docs/decisions/0057-xml-response-declares-every-prefix.md): every prefix an element or attribute
+ * name uses is declared. A prefix not declared by an `xmlns:<prefix>` field attribute of the element or an
+ * ancestor in the record is declared on the record's element, with the URI of the record's header attribute
+ * `xmlns:<prefix>` (the XML parser sets it for the namespaces in scope) or, for `xsi`, the XML Schema instance
+ * namespace; a prefix with neither fails the response.
+ */
 class XmlWriter {
   text = '';
   readonly #pretty: boolean;
+  /** Prefixes declared by each open element of the record being written, outermost first. */
+  readonly #scopes: (string[] | undefined)[] = [];
+  /** Prefixes the record uses without a declaration in scope. */
+  #undeclared: Set<string> | undefined;
+  /** Depth of the record's element, and where its start tags' attributes end (a LIST repeats the element). */
+  #recordDepth = -1;
+  #recordTagEnds: number[] = [];
 
   constructor(pretty: boolean) {
     this.#pretty = pretty;
@@ -86,6 +137,56 @@ class XmlWriter {
 
   #newline(depth: number): void {
     if (this.#pretty) this.text += '\n' + '  '.repeat(depth);
+  }
+
+  /** One record as element(s) called `name`, with declarations for the namespace prefixes it uses. */
+  record(name: string, record: DataRecord, depth: number): void {
+    this.#undeclared = undefined;
+    this.#recordDepth = depth;
+    this.#recordTagEnds = [];
+    this.field(name, record.value, depth);
+    this.#recordDepth = -1;
+    // field() fills it; TypeScript cannot see that through the call.
+    const undeclared = this.#undeclared as Set<string> | undefined;
+    if (undeclared === undefined) return;
+    let declarations = '';
+    for (const prefix of undeclared) {
+      const uri = record.header.getAttribute(`xmlns:${prefix}`) ?? WELL_KNOWN_NAMESPACES[prefix];
+      if (uri === undefined || uri === '') {
+        throw renderError(
+          `namespace prefix '${prefix}' is used but not declared: give the element an xmlns:${prefix} field attribute or the record an xmlns:${prefix} header attribute`,
+        );
+      }
+      declarations += ` xmlns:${prefix}="${escapeText(uri)}"`;
+    }
+    const ends = this.#recordTagEnds;
+    for (let i = ends.length - 1; i >= 0; i--) {
+      const at = ends[i] as number;
+      this.text = this.text.slice(0, at) + declarations + this.text.slice(at);
+    }
+  }
+
+  /** Notes the prefixes of an element's name and attribute names that no declaration in scope covers. */
+  #checkPrefixes(
+    name: string,
+    attributes: FieldAttributes | undefined,
+    declared: string[] | undefined,
+  ): void {
+    this.#checkPrefix(prefixOf(name), declared, name);
+    if (attributes === undefined) return;
+    for (const key of Object.keys(attributes)) {
+      const attribute = attributeName(key);
+      if (attribute !== 'xmlns' && !attribute.startsWith('xmlns:')) {
+        this.#checkPrefix(prefixOf(attribute), declared, attribute);
+      }
+    }
+  }
+
+  #checkPrefix(prefix: string | undefined, declared: string[] | undefined, name: string): void {
+    if (prefix === undefined || prefix === 'xml' || declared?.includes(prefix)) return;
+    if (prefix === 'xmlns') throw renderError(`name '${name}' uses the reserved prefix xmlns`);
+    for (const scope of this.#scopes) if (scope?.includes(prefix)) return;
+    (this.#undeclared ??= new Set()).add(prefix);
   }
 
   /** One field as element(s) called `name`: a LIST repeats the element, a MAP nests its members. */
@@ -100,6 +201,9 @@ class XmlWriter {
     }
     this.#newline(depth);
     const open = `<${checkName(name, 'field name')}${attributeText(attributes)}`;
+    const declared = declaredPrefixes(attributes);
+    this.#checkPrefixes(name, attributes, declared);
+    if (depth === this.#recordDepth) this.#recordTagEnds.push(this.text.length + open.length);
     if (value === null) {
       this.text += `${open}/>`;
       return;
@@ -119,7 +223,9 @@ class XmlWriter {
       return;
     }
     this.text += `${open}>`;
+    this.#scopes.push(declared);
     for (const [key, member] of members) this.field(key, member, depth + 1);
+    this.#scopes.pop();
     this.#newline(depth);
     this.text += `</${name}>`;
   }
@@ -162,8 +268,8 @@ function envelopeBody(
   const writer = new XmlWriter(pretty);
   writer.text = '<response>';
   writer.element('httpStatusCode', String(status), 1);
-  for (const record of data) writer.field('data', record.value, 1);
-  for (const record of errors) writer.field('error', record.value, 1);
+  for (const record of data) writer.record('data', record, 1);
+  for (const record of errors) writer.record('error', record, 1);
   if (errorMessage !== undefined) writer.element('errorMessage', errorMessage, 1);
   writer.close('response', 0);
   return writer.text;
@@ -173,7 +279,7 @@ function rawBody(records: readonly DataRecord[], pretty: boolean): string {
   if (records.length === 0) return '<records/>';
   const writer = new XmlWriter(pretty);
   writer.text = '<records>';
-  for (const record of records) writer.field('record', record.value, 1);
+  for (const record of records) writer.record('record', record, 1);
   writer.close('records', 0);
   return writer.text;
 }
@@ -209,16 +315,21 @@ const WRITERS = { pretty: xmlWriter(true), compact: xmlWriter(false) };
 
 /**
  * Validates `document` (a whole XML document as text) against the XSD 1.0 `schema` with libxml2's xmllint
- * (compiled to WebAssembly, run in a worker thread: no native code, no file system, no network). Resolves when it
- * is valid.
+ * (compiled to WebAssembly, run in a worker thread: no native code, no file system, no network). `imports` are
+ * the files the schema's `schemaLocation`s name (see `loadXmlSchema`). Resolves when it is valid.
  *
  * @throws OriginError `ORIGIN_RESPONSE_SCHEMA_INVALID` naming the first violation (or the schema's own error).
  */
-export async function validateXmlDocument(document: string, schema: string): Promise<void> {
+export async function validateXmlDocument(
+  document: string,
+  schema: string,
+  imports: readonly XmlSchemaFile[] = [],
+): Promise<void> {
   const { validateXML } = await import('xmllint-wasm');
   const result = await validateXML({
     xml: [{ fileName: 'response.xml', contents: document }],
     schema: [{ fileName: 'schema.xsd', contents: schema }],
+    preload: imports,
   });
   if (result.valid) return;
   const first = result.errors[0];
@@ -276,7 +387,11 @@ function renderXmlText(sink: ResponseSink, config: XmlResponseConfig): XmlText {
 
 function validateRendered(rendered: XmlText, config: XmlResponseConfig): Promise<void> {
   // xmllint reads UTF-8 only; the document validated is the one sent, declared as UTF-8.
-  return validateXmlDocument(declaration('UTF-8', config.prettyFormat) + rendered.text, config.xmlSchema);
+  return validateXmlDocument(
+    declaration('UTF-8', config.prettyFormat) + rendered.text,
+    config.xmlSchema,
+    config.xmlSchemaImports,
+  );
 }
 
 function encodeRendered(rendered: XmlText, config: XmlResponseConfig): RenderedResponse {

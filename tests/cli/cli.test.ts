@@ -46,7 +46,106 @@ it('serves a config file with the echo pipeline and closes gracefully on SIGTERM
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   expect(code).toBe(0);
+  expect(output().stdout).toContain(
+    'rest-origin: TLS off, mutual TLS off, authentication none, application IDs none\n',
+  );
   expect(output().stdout).toContain('SIGTERM received, closing');
+});
+
+async function exitOf(args: string[]) {
+  const { child, output } = startCli(args);
+  const [code] = await once(child, 'exit');
+  return { code: code as number, ...output() };
+}
+
+it('serves a YAML config file', async () => {
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      '# the echo origin',
+      'http:',
+      '  host: 127.0.0.1',
+      'dataFormat:',
+      '  format: json',
+      'pipeline:',
+      '  runnerIdleTimeMs: 0',
+      '',
+    ].join('\n'),
+  );
+  const { child, output } = startCli(['serve', '--config', config, '--port', '0']);
+  while (!/listening at (\S+)/.test(output().stdout)) {
+    if (child.exitCode !== null) throw new Error(`CLI exited: ${output().stderr}`);
+    await once(child.stdout, 'data');
+  }
+  const url = /listening at (\S+)/.exec(output().stdout)![1]!;
+  const answer = await request(new URL('orders', url), { method: 'POST', body: '{"a":1}' });
+  expect(answer.statusCode).toBe(200);
+  await answer.body.text();
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+});
+
+describe('rest-origin validate', () => {
+  it('prints every problem with its path and exits 1', async () => {
+    const config = join(dir, 'broken.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        $schema: './node_modules/rest-service-origin/config.schema.json',
+        http: { port: 70000, maxConcurrentRequests: 0 },
+        dataFormat: { format: 'jsonn' },
+        pipeline: { runnerIdleTimeMs: 'soon' },
+      }),
+    );
+    const { code, stdout, stderr } = await exitOf(['validate', '--config', config]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`${config} has 4 problems:`);
+    expect(stderr).toContain('  /pipeline/runnerIdleTimeMs must be integer');
+    expect(stderr).toContain('  /http/port must be <= 65535');
+    expect(stderr).toContain('  /dataFormat/format must be one of');
+  });
+
+  it('lists the origin config problems of a file whose pipeline part is right', async () => {
+    const config = join(dir, 'broken-origin.yml');
+    writeFileSync(config, 'http:\n  port: 70000\n  maxConcurrentRequests: 0\ndataFormat:\n  format: jsonn\n');
+    const { code, stderr } = await exitOf(['validate', '--config', config]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${config} has 3 problems:`);
+    expect(stderr).toContain('  /http/port must be <= 65535');
+    expect(stderr).toContain('  /http/maxConcurrentRequests must be >= 1');
+    expect(stderr).toContain('  /dataFormat/format must be one of');
+  });
+
+  it('says where a file is not valid YAML or JSON', async () => {
+    const yaml = join(dir, 'bad-syntax.yaml');
+    writeFileSync(yaml, 'http:\n  port: [8000\n');
+    const fromYaml = await exitOf(['validate', '--config', yaml]);
+    expect(fromYaml.code).toBe(1);
+    expect(fromYaml.stderr).toMatch(/the config file is not valid YAML at line \d+, column \d+/);
+    const json = join(dir, 'bad-syntax.json');
+    writeFileSync(json, '{"http": {"port": 8000,}}');
+    const fromJson = await exitOf(['validate', '--config', json]);
+    expect(fromJson.code).toBe(1);
+    expect(fromJson.stderr).toContain('the config file is not valid JSON');
+  });
+
+  it('accepts a valid file, $schema included, and says what it serves', async () => {
+    const config = join(dir, 'valid.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        $schema: './node_modules/rest-service-origin/config.schema.json',
+        general: { name: 'orders' },
+        http: { port: 9100 },
+        dataFormat: { format: 'delimited' },
+      }),
+    );
+    const { code, stdout } = await exitOf(['validate', '--config', config]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("valid ('orders', delimited on every address:9100)");
+  });
 });
 
 it('explains a bad config and exits non-zero', async () => {
@@ -63,5 +162,5 @@ it('prints its usage for a wrong command line', async () => {
   const { child, output } = startCli(['bogus']);
   const [code] = await once(child, 'exit');
   expect(code).toBe(2);
-  expect(output().stderr).toContain('Usage: rest-origin serve');
+  expect(output().stderr).toContain('rest-origin serve --config <file>');
 });

@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderConfigDoc, renderErrorsDoc } from '../../scripts/doc-renderers';
+import { renderConfigDoc, renderConfigSchemaFile, renderErrorsDoc } from '../../scripts/doc-renderers';
 import { ERROR_TABLE } from '../../src/errors/error-table';
 import { defaultRegistry } from '../../src/formats/built-in';
 import { FormatRegistry } from '../../src/formats/format-registry';
 
 const docsDir = join(__dirname, '..', '..', 'docs');
 
-function committed(name: string): string {
-  return readFileSync(join(docsDir, name), 'utf8');
+function committed(name: string, dir = docsDir): string {
+  return readFileSync(join(dir, name), 'utf8');
 }
 
 /** 'up to date', or the instruction a stale file needs, so a failure says what to do. */
-function freshness(name: string, rendered: string): string {
-  return committed(name) === rendered ? 'up to date' : `docs/${name} is stale: run \`npm run docs:generate\``;
+function freshness(name: string, rendered: string, dir = docsDir): string {
+  return committed(name, dir) === rendered ? 'up to date' : `${name} is stale: run \`npm run docs:generate\``;
 }
 
 describe('generated docs', () => {
@@ -23,6 +23,11 @@ describe('generated docs', () => {
 
   it('docs/config.md is what the configuration schema of the built-in formats renders to', () => {
     expect(freshness('config.md', renderConfigDoc(defaultRegistry))).toBe('up to date');
+  });
+
+  it('config.schema.json is what the config file schema of the built-in formats renders to', () => {
+    const root = join(docsDir, '..');
+    expect(freshness('config.schema.json', renderConfigSchemaFile(defaultRegistry), root)).toBe('up to date');
   });
 
   it('docs/errors.md names every code of the error table with its status', () => {

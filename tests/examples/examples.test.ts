@@ -23,6 +23,6 @@ it('examples/custom-runner-pool answers 201 for a good order and 422 for a bad o
     '201 {"httpStatusCode":201,"data":[{"item":"tea","quantity":2,"orderNumber":1}],"error":[],"errorMessage":null}',
   );
   expect(out[1]).toBe(
-    '422 {"httpStatusCode":422,"data":[],"error":[{"item":"cake","quantity":"many"}],"errorMessage":"quantity must be a number"}',
+    '422 {"httpStatusCode":422,"data":[],"error":[{"item":"cake","quantity":"many"}],"errorMessage":"ORDERS_01 - quantity must be a number"}',
   );
 });

@@ -51,6 +51,8 @@ describe('built-in formats', () => {
       outputFieldAttributes: false,
       maxRecordLengthChars: 4096,
       maxNestingDepth: 250,
+      maxAttributesPerElement: 1000,
+      maxTokenLengthChars: 65536,
       charset: 'UTF-8',
       ignoreControlCharacters: false,
     });

@@ -14,8 +14,8 @@ import {
   readDecodedBody,
   type RequestBody,
 } from '../../src/http/body-reader';
-import { crc32c, maskCrc32c } from '../../src/http/crc32c';
-import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/http/snappy-framing';
+import { crc32c, maskCrc32c } from '../../src/formats/crc32c';
+import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/formats/snappy-framing';
 import { startBodyServer, type BodyTestServer } from './body-test-server';
 
 const LIMIT = 200_000;

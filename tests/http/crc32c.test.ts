@@ -1,4 +1,4 @@
-import { crc32c, maskCrc32c } from '../../src/http/crc32c';
+import { crc32c, maskCrc32c } from '../../src/formats/crc32c';
 
 const ascii = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -130,9 +130,68 @@ describe('requestAttributes', () => {
     expect(keys.slice(4, 7)).toEqual(['Host', 'X-Early', 'X-H0']);
   });
 
-  it('joins repeated Cookie headers with "; "', async () => {
+  it('joins repeated Cookie headers with "; " when asked to copy them', async () => {
+    options = { copyAuthorizationHeaders: false, copyCookieHeaders: true };
     const { attributes } = await rawRequest('GET / HTTP/1.1\r\nHost: h\r\nCookie: a=1\r\nCookie: b=2');
     expect(attributes.Cookie).toBe('a=1; b=2');
+  });
+
+  it('leaves out Cookie and X-ENGINE-APPLICATION-ID, in any case, unless asked to copy each', async () => {
+    const head =
+      'GET / HTTP/1.1\r\nHost: h\r\ncookie: s=secret\r\nX-Engine-Application-Id: id-secret\r\nX-Other: 1';
+    const withheld = await rawRequest(head);
+    expect(withheld.keys).toEqual([
+      'method',
+      'path',
+      'queryString',
+      'remoteHost',
+      'Host',
+      'X-Other',
+      'Connection',
+    ]);
+
+    options = { copyAuthorizationHeaders: false, copyCookieHeaders: true };
+    const cookies = await rawRequest(head);
+    expect(cookies.attributes.cookie).toBe('s=secret');
+    expect(cookies.keys).not.toContain('X-Engine-Application-Id');
+
+    options = { copyAuthorizationHeaders: false, copyApplicationId: true };
+    const ids = await rawRequest(head);
+    expect(ids.attributes['X-Engine-Application-Id']).toBe('id-secret');
+    expect(ids.keys).not.toContain('cookie');
+  });
+
+  it('reserves the identity attributes: a header cannot forge authenticatedUser or authenticationMethod', async () => {
+    const { keys } = await rawRequest(
+      'GET / HTTP/1.1\r\nHost: h\r\nAuthenticatedUser: admin\r\nauthenticationmethod: basic',
+    );
+    expect(keys).toEqual(['method', 'path', 'queryString', 'remoteHost', 'Host', 'Connection']);
+  });
+
+  it('adds the identity after the headers and the verified client certificate', () => {
+    const attributes = requestAttributes(
+      {
+        method: 'GET',
+        url: '/',
+        rawHeaders: ['authenticatedUser', 'forged', 'A', '1'],
+        socket: { remoteAddress: '127.0.0.1' } as never,
+      },
+      {
+        copyAuthorizationHeaders: false,
+        verified: { tlsClientSubject: 'CN=c' },
+        identity: { authenticationMethod: 'basic', authenticatedUser: 'alice' },
+      },
+    );
+    expect(attributes).toEqual({
+      method: 'GET',
+      path: '/',
+      queryString: '',
+      remoteHost: '127.0.0.1',
+      tlsClientSubject: 'CN=c',
+      authenticationMethod: 'basic',
+      authenticatedUser: 'alice',
+      A: '1',
+    });
   });
 
   it('does not let a header overwrite method, path, queryString or remoteHost, in any case', async () => {

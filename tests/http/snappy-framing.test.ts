@@ -2,14 +2,14 @@ import fc from 'fast-check';
 import { Compressor, Decompressor, compressSync } from 'snappy';
 
 import { isOriginError } from '../../src/errors/origin-error';
-import { crc32c, maskCrc32c } from '../../src/http/crc32c';
+import { crc32c, maskCrc32c } from '../../src/formats/crc32c';
 import {
   encodeSnappyFramed,
   SNAPPY_MAX_CHUNK_DATA,
   SNAPPY_STREAM_IDENTIFIER,
   snappyBlockLength,
   SnappyFramedDecoder,
-} from '../../src/http/snappy-framing';
+} from '../../src/formats/snappy-framing';
 
 function decodeInPieces(stream: Uint8Array, cuts: readonly number[]): Buffer {
   const decoder = new SnappyFramedDecoder();

@@ -70,12 +70,13 @@ describe('a copy of the source tree with forbidden imports', () => {
     inject('src/response/status-rule.ts', "import type { OriginConfig } from '../origin/config';");
     inject('src/errors/config-error.ts', "import type { DataRecord } from '../record/data-record';");
     inject('src/record/field-path.ts', "import type { Parser } from '../formats/data-format';");
-    inject('src/http/crc32c.ts', "import { Origin } from '../origin/origin';");
+    inject('src/http/request-attributes.ts', "import { Origin } from '../origin/origin';");
     inject('src/origin/methods.ts', "import { echoPipeline } from '../cli/echo-pipeline';");
     inject('src/origin/admission.ts', "import { Origin } from '../index';");
     inject('src/formats/built-in.ts', "import { parseWhole } from './index';");
     inject('src/http/content-encoding.ts', "import { request } from 'undici';");
     inject('src/tls/pem-blocks.ts', "import type { OriginConfig } from '../origin/config';");
+    inject('src/auth/identity-attributes.ts', "import type { OriginConfig } from '../origin/config';");
     // A circle of two new files.
     writeFileSync(
       join(copy, 'src/formats/ping.ts'),
@@ -116,12 +117,13 @@ describe('a copy of the source tree with forbidden imports', () => {
     ['response-not-to-origin', 'src/response/status-rule.ts', 'src/origin/config.ts'],
     ['errors-import-nothing', 'src/errors/config-error.ts', 'src/record/data-record.ts'],
     ['record-imports-only-errors', 'src/record/field-path.ts', 'src/formats/data-format.ts'],
-    ['http-not-to-origin-pipeline-response', 'src/http/crc32c.ts', 'src/origin/origin.ts'],
+    ['http-not-to-origin-pipeline-response', 'src/http/request-attributes.ts', 'src/origin/origin.ts'],
     ['origin-not-to-cli', 'src/origin/methods.ts', 'src/cli/echo-pipeline.ts'],
     ['nothing-imports-an-entry-point', 'src/origin/admission.ts', 'src/index.ts'],
     ['nothing-imports-an-entry-point', 'src/formats/built-in.ts', 'src/formats/index.ts'],
     ['runtime-not-to-dev-dependency', 'src/http/content-encoding.ts', 'undici'],
     ['tls-imports-only-errors', 'src/tls/pem-blocks.ts', 'src/origin/config.ts'],
+    ['auth-imports-only-errors', 'src/auth/identity-attributes.ts', 'src/origin/config.ts'],
     ['no-circular', 'src/formats/ping.ts', 'src/formats/pong.ts'],
   ])('reports %s for %s → %s', (rule, from, to) => {
     expect(violations).toContainEqual(

@@ -67,6 +67,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     applicationIdInUrl: false,
     maxConcurrentRequests: 10,
     maxRequestSizeMb: 100,
+    maxRecordsPerRequest: 1_000_000,
+    maxHeapUsagePercent: 85,
     useKerberosWithSpnego: false,
     kerberosRealm: '',
     httpSpnegoPrincipal: '',
@@ -75,10 +77,15 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     queueTimeoutMs: 30000,
     responseTimeoutMs: 60000,
     requestTimeoutMs: 300000,
+    headersTimeoutMs: 20000,
+    bodyReadTimeoutMs: 20000,
+    minBodyBytesPerSecond: 500,
     keepAliveTimeoutMs: 5000,
     maxConnections: 1000,
     retryAfterSeconds: 1,
     copyAuthorizationHeaders: false,
+    copyApplicationId: false,
+    copyCookieHeaders: false,
   },
   dataFormat: {
     format: 'lines',
@@ -599,6 +606,8 @@ describe('buildConfigSchema', () => {
       'queueTimeoutMs',
       'responseTimeoutMs',
       'copyAuthorizationHeaders',
+      'copyApplicationId',
+      'copyCookieHeaders',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }

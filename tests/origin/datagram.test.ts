@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DATA_300, TEMPLATE_300, v9 } from '../formats/datagram/netflow/netflow-packets';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
 
@@ -25,5 +27,37 @@ describe('origin receiving NetFlow v9 datagrams', () => {
     expect(envelope.error).toEqual([]);
     expect(envelope.data).toHaveLength(1);
     expect(envelope.data[0]?.values).toMatchObject({ IPV4_SRC_ADDR: '192.168.1.2', L4_SRC_PORT: 443 });
+  });
+});
+
+describe('origin receiving collectd packets whose strings hold control characters', () => {
+  // Sent by a real collectd whose Hostname holds U+0001 and U+0007: see
+  // tests/fixtures/formats/datagram/collectd/generate-control-characters.sh.
+  const packet = readFileSync(
+    join(__dirname, '..', 'fixtures', 'formats', 'datagram', 'collectd', 'control-characters.input.bin'),
+  );
+  let running: TestOrigin | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+
+  async function hosts(ignoreControlCharacters: boolean): Promise<unknown[]> {
+    running = await startOrigin({
+      dataFormat: { format: 'datagram', datagram: { packetFormat: 'collectd', ignoreControlCharacters } },
+    });
+    const answer = await send(running.url, { body: packet });
+    const envelope = answer.json as { data: { host?: unknown }[]; error: unknown[] };
+    expect(envelope.error).toEqual([]);
+    expect(envelope.data.length).toBeGreaterThan(0);
+    return [...new Set(envelope.data.map((r) => r.host))];
+  }
+
+  it('keeps them by default', async () => {
+    expect(await hosts(false)).toEqual(['ctl\u0001host\u0007']);
+  });
+
+  it('removes them from collectd strings with ignoreControlCharacters', async () => {
+    expect(await hosts(true)).toEqual(['ctlhost']);
   });
 });

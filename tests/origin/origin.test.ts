@@ -13,7 +13,7 @@ import {
   type ListMap,
 } from 'rest-service-origin';
 import { Client } from 'undici';
-import { encodeSnappyFramed } from '../../src/http/snappy-framing';
+import { encodeSnappyFramed } from '../../src/formats/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
 let running: TestOrigin[] = [];

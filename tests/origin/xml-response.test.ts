@@ -1,5 +1,26 @@
-import { SendResponse } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { spawnSync } from 'node:child_process';
+import { SendResponse, DataRecord } from 'rest-service-origin';
+import { request } from 'undici';
+import { startOrigin, type TestOrigin } from './origin-helpers';
+
+/**
+ * Sends a request and reads the answer; every answer must be a namespace-well-formed XML document by the real
+ * xmllint (Debian libxml2-utils), which reads the bytes as sent, in their declared encoding.
+ */
+async function send(
+  url: string,
+  options: { body: string; headers?: Record<string, string> },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const answer = await request(url, { method: 'POST', body: options.body, headers: options.headers });
+  const bytes = Buffer.from(await answer.body.arrayBuffer());
+  const lint = spawnSync('xmllint', ['--noout', '-'], { input: bytes, encoding: 'utf8' });
+  expect({ error: lint.error, status: lint.status, stderr: lint.stderr }).toEqual({
+    error: undefined,
+    status: 0,
+    stderr: '',
+  });
+  return { status: answer.statusCode, headers: answer.headers, text: bytes.toString('utf8') };
+}
 
 const SCHEMA = `<?xml version="1.0"?>
 <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
@@ -156,6 +177,59 @@ describe('XML response over a real socket', () => {
     const answer = await send(running.url, { body: '<items><item id="7"><name>n</name></item></items>' });
     expect(answer.text).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><records><record><item id="7"><name><value>n</value></name></item></record></records>',
+    );
+  });
+
+  it('declares xsi on the record element when a record echoes xsi:nil declared outside it', async () => {
+    running = await startOrigin({
+      dataFormat: { format: 'xml', xml: { delimiterElement: 'item', outputFieldAttributes: true } },
+      httpResponse: { dataFormat: 'xml', sendRawResponse: true, prettyFormat: false },
+    });
+    const answer = await send(running.url, {
+      body: '<items xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><item><value xsi:nil="true"/></item></items>',
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><records><record xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><item><value xsi:nil="true"/></item></record></records>',
+    );
+  });
+
+  it('declares a prefix of element names with the URI the request bound it to', async () => {
+    running = await startOrigin({
+      dataFormat: { format: 'xml', xml: { delimiterElement: 'entry' } },
+      httpResponse: { dataFormat: 'xml', prettyFormat: false },
+    });
+    const answer = await send(running.url, {
+      body: '<feed xmlns:m="urn:meta"><entry><m:title>One</m:title></entry><entry><title>Two</title></entry></feed>',
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(
+      '<data xmlns:m="urn:meta"><entry><m:title><value>One</value></m:title></entry></data><data><entry><title><value>Two</value></title></entry></data>',
+    );
+  });
+
+  it('keeps a declaration the record carries and adds none for it', async () => {
+    running = await startOrigin({
+      dataFormat: { format: 'xml', xml: { delimiterElement: 'entry', outputFieldAttributes: true } },
+      httpResponse: { dataFormat: 'xml', sendRawResponse: true, prettyFormat: false },
+    });
+    const answer = await send(running.url, {
+      body: '<feed><entry xmlns:x="urn:x"><x:title>Two</x:title></entry></feed>',
+    });
+    expect(answer.text).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><records><record><entry xmlns:x="urn:x"><x:title><value>Two</value></x:title></entry></record></records>',
+    );
+  });
+
+  it('refuses with a 500 envelope a prefix that nothing declares', async () => {
+    const httpResponse = { dataFormat: 'xml', prettyFormat: false, sendErrorDetails: true } as const;
+    running = await startOrigin({ httpResponse }, (batch) => {
+      new SendResponse().write(batch, [new DataRecord({ value: { 'p:x': 1 } })]);
+    });
+    const answer = await send(running.url, { body: '{}' });
+    expect(answer.status).toBe(500);
+    expect(answer.text).toContain(
+      "ORIGIN_RESPONSE_RENDER_FAILED - The response could not be rendered: namespace prefix 'p' is used but not declared",
     );
   });
 });

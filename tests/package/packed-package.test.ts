@@ -60,7 +60,7 @@ it('installs the rest-origin command', () => {
       encoding: 'utf8',
     },
   );
-  expect(out).toContain('Usage: rest-origin serve --config <file.json>');
+  expect(out).toContain('rest-origin serve --config <file> [--port <port>]');
 });
 
 // `rest-service-origin/formats`: the formats without the origin. Both entries share one copy of the code (chunk
@@ -102,6 +102,37 @@ it("requires rest-service-origin/formats from a CJS consumer, sharing the root e
   );
   const out = execFileSync(process.execPath, ['formats-cjs.cjs'], { cwd: consumer, encoding: 'utf8' });
   expect(JSON.parse(out)).toEqual(formatsExpected);
+});
+
+// `rest-service-origin/testing`: an origin served in memory, from both module formats of the packed package.
+const testingProgram = (load: string): string => `${load}
+const test = createTestOrigin({ dataFormat: { format: 'json' } }, echoPipeline);
+test.inject({ path: '/orders', body: '{"id":1}' }).then(async (answer) => {
+  console.log(JSON.stringify({ status: answer.status, body: answer.json(), batches: answer.batches.length }));
+  await test.close();
+});
+`;
+const testingExpected = {
+  status: 200,
+  body: { httpStatusCode: 200, data: [{ id: 1 }], error: [], errorMessage: null },
+  batches: 1,
+};
+
+it.each([
+  [
+    'an ESM',
+    'testing-esm.mjs',
+    "import { createTestOrigin } from 'rest-service-origin/testing';\nimport { echoPipeline } from 'rest-service-origin';",
+  ],
+  [
+    'a CJS',
+    'testing-cjs.cjs',
+    "const { createTestOrigin } = require('rest-service-origin/testing');\nconst { echoPipeline } = require('rest-service-origin');",
+  ],
+])('injects a request through rest-service-origin/testing from %s consumer', (_kind, file, load) => {
+  writeFileSync(join(consumer, file), testingProgram(load));
+  const out = execFileSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual(testingExpected);
 });
 
 // TypedField and list-maps are branded with registered symbols, so that each build reads the other's records.
@@ -174,7 +205,7 @@ function packageOf(specifier: string): string {
   return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
 }
 
-// `dependencies` is what an installation of the package downloads: exactly the packages its built code imports
+// `dependencies` (with `optionalDependencies`) is what an installation of the package downloads: exactly the packages its built code imports
 // (statically, dynamically or by require), so nothing is missing and no test or build tool rides along.
 it('declares as dependencies exactly the packages the built code imports', () => {
   const dist = join(consumer, 'node_modules', 'rest-service-origin', 'dist');
@@ -188,6 +219,9 @@ it('declares as dependencies exactly the packages the built code imports', () =>
   }
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
   };
-  expect([...imported].sort()).toEqual(Object.keys(manifest.dependencies ?? {}).sort());
+  // An optional dependency (the `kerberos` addon, imported only when SPNEGO is on) counts as declared.
+  const declared = { ...manifest.dependencies, ...manifest.optionalDependencies };
+  expect([...imported].sort()).toEqual(Object.keys(declared).sort());
 });

@@ -174,11 +174,18 @@ describe('fieldValueToJson for every field type', () => {
   });
 });
 
+/** JSON.stringify's text of `value`, except that -0 is `-0.0` (decision 0060). */
+function stringifyKeepingNegativeZero(value: unknown): string {
+  const mark = '\u0000negative zero\u0000';
+  const text = JSON.stringify(value, (_key, v: unknown) => (Object.is(v, -0) ? mark : v));
+  return text.split(JSON.stringify(mark)).join('-0.0');
+}
+
 describe('fieldValueToJson on JSON-native trees', () => {
-  it('gives exactly JSON.stringify for any tree of JSON-native values', () => {
+  it('gives JSON.stringify for any tree of JSON-native values, with -0 written -0.0', () => {
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: 'binary' }), (value) => {
-        expect(fieldValueToJson(value as FieldValue)).toBe(JSON.stringify(value));
+        expect(fieldValueToJson(value as FieldValue)).toBe(stringifyKeepingNegativeZero(value));
       }),
       { numRuns: 1000 },
     );
@@ -188,10 +195,26 @@ describe('fieldValueToJson on JSON-native trees', () => {
     // A bigint leaf sends the whole tree to the exact writer; it is written as its digits.
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: 'binary' }), (value) => {
-        expect(fieldValueToJson([value as FieldValue, 1n])).toBe(`[${JSON.stringify(value)},1]`);
+        expect(fieldValueToJson([value as FieldValue, 1n])).toBe(
+          `[${stringifyKeepingNegativeZero(value)},1]`,
+        );
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('fieldValueToJson on -0', () => {
+  it('writes a DOUBLE or FLOAT -0 as -0.0 and +0 as 0, on the native and the exact path', () => {
+    expect(fieldValueToJson(-0)).toBe('-0.0');
+    expect(fieldValueToJson(0)).toBe('0');
+    expect(fieldValueToJson(field('DOUBLE', -0))).toBe('-0.0');
+    expect(fieldValueToJson(field('FLOAT', -0))).toBe('-0.0');
+    expect(fieldValueToJson(field('FLOAT', 0))).toBe('0');
+    expect(fieldValueToJson({ a: -0, b: [0, -0] })).toBe('{"a":-0.0,"b":[0,-0.0]}');
+    expect(fieldValueToJson({ a: -0, big: 1n })).toBe('{"a":-0.0,"big":1}');
+    expect(fieldValuesToJsonArray([{ a: 1 }, { a: -0 }])).toBe('[{"a":1},{"a":-0.0}]');
+    expect(Object.is(JSON.parse(fieldValueToJson(-0)), -0)).toBe(true);
   });
 });
 

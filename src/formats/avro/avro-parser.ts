@@ -4,6 +4,7 @@ import type { ErrorCode, ErrorParams } from '../../errors/error-table';
 import type { FieldValue } from '../../record/field';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
+import { createDecompressor, DecompressError } from '../decompressors';
 import { PendingBytes } from '../pending-bytes';
 import { AvroDecodeError, AvroDecoder } from './avro-decoder';
 
@@ -13,7 +14,8 @@ const SYNC_BYTES = 16;
 const EXCERPT_BYTES = 128;
 /** A block may declare more records than bytes only for zero-width records; past this many that is refused. */
 const MAX_ZERO_WIDTH_RECORDS = 65_536;
-const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy']);
+/** Every codec of the Avro specification (1.11): the three built in, and the three optional ones. */
+const SUPPORTED_CODECS = new Set(['null', 'deflate', 'snappy', 'bzip2', 'xz', 'zstandard']);
 
 interface Header {
   readonly decoder: AvroDecoder;
@@ -30,6 +32,8 @@ class Stop {
     readonly params: ErrorParams,
     readonly at: number,
     readonly excerpt: Uint8Array,
+    /** `'stage'` refuses the whole input (the decompressed total over the request's budget). */
+    readonly scope: 'record' | 'stage' = 'record',
   ) {}
 }
 
@@ -40,8 +44,9 @@ class Stop {
  * values are decoded by an {@link AvroDecoder} compiled once for the writer schema.
  *
  * Failures all end the input (`canContinue: false`), the records of earlier blocks are kept: a body that is not a
- * container file or whose header is unreadable, a codec other than null, deflate and snappy
- * (`ORIGIN_AVRO_CODEC_UNSUPPORTED`), a block over `maxBlockSizeBytes` compressed or uncompressed
+ * container file or whose header is unreadable, a codec the Avro specification does not name (null, deflate,
+ * snappy, bzip2, xz and zstandard are read; `ORIGIN_AVRO_CODEC_UNSUPPORTED`), a block over `maxBlockSizeBytes`
+ * compressed or uncompressed
  * (`ORIGIN_AVRO_BLOCK_TOO_LARGE`), and a corrupt or truncated block (`ORIGIN_AVRO_MALFORMED`: bad sync marker,
  * bad compressed data or checksum, records that do not fill the block exactly). A corrupt block yields none of its
  * records. Excerpts are the hex of at most 128 bytes from where the problem starts, taken only from bytes the parser
@@ -49,13 +54,21 @@ class Stop {
  */
 export class AvroParser implements Parser {
   readonly #maxBlockBytes: number;
+  readonly #maxDecodedBytes: number;
+  /** Bytes the compressed blocks so far decompressed to. */
+  #decoded = 0;
   readonly #pending = new PendingBytes(EXCERPT_BYTES);
   #header: Header | undefined;
   #recordCount = 0;
   #stopped = false;
 
-  constructor(maxBlockSizeBytes: number) {
+  /**
+   * @param maxDecodedBytes - most bytes the compressed blocks may decompress to, all together (the request's
+   *   budget); past it the input is refused with `ORIGIN_AVRO_TOO_LARGE` (scope `'stage'`, 413).
+   */
+  constructor(maxBlockSizeBytes: number, maxDecodedBytes = Number.POSITIVE_INFINITY) {
     this.#maxBlockBytes = maxBlockSizeBytes;
+    this.#maxDecodedBytes = maxDecodedBytes;
   }
 
   push(chunk: Uint8Array): ParseResult {
@@ -120,6 +133,7 @@ export class AvroParser implements Parser {
         failure({
           code: error.code,
           params: error.params,
+          scope: error.scope,
           recordIndex: this.#recordCount,
           byteOffset: error.at,
           excerpt: Buffer.from(error.excerpt).toString('hex'),
@@ -237,12 +251,12 @@ export class AvroParser implements Parser {
       throw malformed('the block sync marker does not match', end);
     let data: Buffer;
     try {
-      data = this.#decompress(header.codec, buf.subarray(size.end, end - SYNC_BYTES));
+      data = this.#decompress(header.codec, buf.subarray(size.end, end - SYNC_BYTES), at);
     } catch (error) {
-      if (error instanceof Stop)
-        throw new Stop(error.code, { ...error.params, offset: at }, at, error.excerpt);
+      if (error instanceof Stop) throw error;
       throw malformed(`the ${header.codec} data is corrupt (${(error as Error).message})`, end);
     }
+    if (header.codec !== 'null') this.#decoded += data.length;
     let values: FieldValue[];
     try {
       values = header.decoder.decodeBlock(data, count.value);
@@ -258,21 +272,71 @@ export class AvroParser implements Parser {
     return end;
   }
 
-  #decompress(codec: string, bytes: Uint8Array): Buffer {
+  /**
+   * The block's data (`bytes`, the block at input offset `at`) decompressed. Decompression stops as soon as the
+   * output passes `maxBlockSizeBytes` (`ORIGIN_AVRO_BLOCK_TOO_LARGE`) or what is left of the request's budget for
+   * all blocks together (`ORIGIN_AVRO_TOO_LARGE`, scope `'stage'`), whichever is smaller. Throws a plain Error for
+   * corrupt data.
+   */
+  #decompress(codec: string, bytes: Uint8Array, at: number): Buffer {
     if (codec === 'null') return toBuffer(bytes);
-    if (codec === 'deflate') return inflateRawSync(bytes, { maxOutputLength: this.#maxBlockBytes });
-    // Avro's snappy codec: raw snappy data, then the CRC32 of the uncompressed data, big-endian.
-    if (bytes.length < 4) throw new Error('no room for the CRC32 trailer');
-    const compressed = bytes.subarray(0, bytes.length - 4);
-    const length = readVarint32(compressed);
-    if (length > this.#maxBlockBytes) {
-      throw new Stop('ORIGIN_AVRO_BLOCK_TOO_LARGE', { size: length, limit: this.#maxBlockBytes }, 0, bytes);
+    const budgetLeft = this.#maxDecodedBytes - this.#decoded;
+    const limit = Math.max(1, Math.min(this.#maxBlockBytes, budgetLeft));
+    const overLimit = (size: number | string): Stop => {
+      const excerpt = bytes.subarray(0, EXCERPT_BYTES);
+      if (limit === this.#maxBlockBytes) {
+        return new Stop('ORIGIN_AVRO_BLOCK_TOO_LARGE', { offset: at, size, limit }, at, excerpt);
+      }
+      const limits = {
+        limitMb: this.#maxDecodedBytes / 1_000_000,
+        limitBytes: this.#maxDecodedBytes,
+        offset: at,
+      };
+      return new Stop('ORIGIN_AVRO_TOO_LARGE', limits, at, excerpt, 'stage');
+    };
+    if (codec === 'deflate') {
+      try {
+        return inflateRawSync(bytes, { maxOutputLength: limit });
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
+          throw overLimit(`more than ${limit}`);
+        throw error;
+      }
     }
-    const data = uncompressSync(toBuffer(compressed)) as Buffer;
-    const expected = toBuffer(bytes).readUInt32BE(bytes.length - 4);
-    if (crc32(data) !== expected) throw new Error('CRC32 mismatch');
-    return data;
+    if (codec === 'snappy') return unsnappy(bytes, limit, overLimit);
+    const pieces: Uint8Array[] = [];
+    const decompressor = createDecompressor(
+      codec as 'bzip2' | 'xz' | 'zstandard',
+      (data) => pieces.push(data),
+      limit,
+    );
+    try {
+      // bzip2, xz and zstandard: the block is one whole stream of the codec (as the Java and Python writers make it).
+      decompressor.push(bytes);
+      decompressor.end();
+    } catch (error) {
+      if (error instanceof DecompressError && error.kind === 'tooLarge')
+        throw overLimit(`more than ${limit}`);
+      if (error instanceof DecompressError) throw new Error(error.detail);
+      throw error;
+    }
+    return Buffer.concat(pieces);
   }
+}
+
+/**
+ * Avro's snappy codec: raw snappy data, then the CRC32 of the uncompressed data, big-endian. The length the data
+ * declares is checked against `limit` before anything is allocated.
+ */
+function unsnappy(bytes: Uint8Array, limit: number, overLimit: (size: number) => Stop): Buffer {
+  if (bytes.length < 4) throw new Error('no room for the CRC32 trailer');
+  const compressed = bytes.subarray(0, bytes.length - 4);
+  const length = readVarint32(compressed);
+  if (length > limit) throw overLimit(length);
+  const data = uncompressSync(toBuffer(compressed)) as Buffer;
+  const expected = toBuffer(bytes).readUInt32BE(bytes.length - 4);
+  if (crc32(data) !== expected) throw new Error('CRC32 mismatch');
+  return data;
 }
 
 /**

@@ -17,7 +17,9 @@ export class BinaryParser implements Parser {
   readonly #limit: number;
   #chunks: Uint8Array[] = [];
   #size = 0;
+  /** The body's first bytes, kept once the limit is passed; filled up to {@link EXCERPT_BYTES} by later pushes. */
   #head: Uint8Array | undefined;
+  #headFilled = 0;
 
   constructor(maxDataSizeBytes: number) {
     this.#limit = maxDataSizeBytes;
@@ -25,7 +27,7 @@ export class BinaryParser implements Parser {
 
   /** Bytes held between calls: the body so far while within the limit, then only the excerpt's head. */
   get bufferedBytes(): number {
-    return this.#head ? this.#head.length : this.#size;
+    return this.#head ? this.#headFilled : this.#size;
   }
 
   push(chunk: Uint8Array): ParseResult {
@@ -35,19 +37,25 @@ export class BinaryParser implements Parser {
         // `new Uint8Array(view)` copies; `slice` would not on a Buffer.
         this.#chunks.push(new Uint8Array(chunk));
       } else {
-        const head = new Uint8Array(Math.min(EXCERPT_BYTES, size));
-        let filled = 0;
-        for (const part of [...this.#chunks, chunk]) {
-          const take = part.subarray(0, head.length - filled);
-          head.set(take, filled);
-          filled += take.length;
-        }
-        this.#head = head;
+        this.#head = new Uint8Array(EXCERPT_BYTES);
+        for (const part of this.#chunks) this.#fillHead(part);
         this.#chunks = [];
+        this.#fillHead(chunk);
       }
+    } else {
+      // The head must not depend on where the chunk that passed the limit ended: keep filling it.
+      this.#fillHead(chunk);
     }
     this.#size = size;
     return { records: [], failures: [] };
+  }
+
+  #fillHead(part: Uint8Array): void {
+    const head = this.#head;
+    if (!head || this.#headFilled === head.length) return;
+    const take = part.subarray(0, head.length - this.#headFilled);
+    head.set(take, this.#headFilled);
+    this.#headFilled += take.length;
   }
 
   end(): ParseResult {
@@ -61,7 +69,7 @@ export class BinaryParser implements Parser {
             scope: 'stage',
             recordIndex: 0,
             byteOffset: 0,
-            excerpt: Buffer.from(this.#head.buffer, this.#head.byteOffset, this.#head.length).toString('hex'),
+            excerpt: Buffer.from(this.#head.buffer, 0, this.#headFilled).toString('hex'),
             canContinue: false,
           }),
         ],

@@ -1,4 +1,4 @@
-import { Gunzip, Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import type {
   DataFormat,
   ParseFailure,
@@ -7,8 +7,9 @@ import type {
   ParsedRecord,
   Parser,
 } from '../data-format';
+import { createDecompressor, DecompressError, type StreamCodec } from '../decompressors';
 import { failure } from '../failure';
-import { ContainerError, type ByteSink, type OpenEntry } from './byte-sink';
+import { ContainerError, inBlocks, type ByteSink, type OpenEntry } from './byte-sink';
 import type { CompressionConfig, CompressionFormat } from './compression-options';
 import { entryAttributes, entryPatternMatcher } from './entry-pattern';
 import { TarReader, looksLikeTar } from './tar-reader';
@@ -31,18 +32,54 @@ const ZIP_END_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 const ZIP_TAIL_BYTES = 22 + 0xffff;
 const EMPTY: ParseResult = { records: [], failures: [] };
 
+/** What the first bytes of a body (or of a decompressed stream) can be. */
+type Container = StreamCodec | 'zip' | 'tar';
+
+/** The containers each mode accepts, in the order they are tried. */
+const ALLOWED: Readonly<Record<Exclude<CompressionFormat, 'none'>, readonly Container[]>> = {
+  compressedFile: ['gzip', 'bzip2', 'xz', 'zstandard', 'snappy'],
+  archive: ['zip', 'tar'],
+  compressedArchive: ['gzip', 'bzip2', 'xz', 'zstandard', 'zip'],
+};
+
+/** How a container is named in messages. */
+const CONTAINER_NAMES: Readonly<Record<Container, string>> = {
+  gzip: 'gzip',
+  bzip2: 'bzip2',
+  xz: 'xz',
+  zstandard: 'Zstandard',
+  snappy: 'snappy-framed',
+  zip: 'zip',
+  tar: 'tar',
+};
+
+/** Magic bytes of the compressed files (tar and zip are told apart by {@link isKind}). */
+const MAGIC: Readonly<Record<StreamCodec, readonly number[]>> = {
+  gzip: [0x1f, 0x8b],
+  // "BZh", then the block size digit, checked apart.
+  bzip2: [0x42, 0x5a, 0x68],
+  xz: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00],
+  zstandard: [0x28, 0xb5, 0x2f, 0xfd],
+  // The stream identifier chunk: type 0xff, length 6, "sNaPpY".
+  snappy: [0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59],
+};
+
 /**
  * A parser for a compressed or archived body (`dataFormat.compression`): it decompresses and unpacks as bytes
  * arrive and feeds each file to a fresh parser of `format`.
  *
- * - `compressedFile`: a gzip file (one or more members), whose content is parsed as one input.
- * - `archive`: a zip or tar archive; `compressedArchive`: a gzip-compressed tar (`.tar.gz`, `.tgz`) or a zip.
- *   Each file entry whose name matches `filePattern` (see {@link entryPatternMatcher}) gets its own parser, and
- *   its records get the header attributes `filePathInsideArchive` and `fileNameInsideArchive` (added to the ones
- *   the format sets). Record indexes run on across entries; byte offsets are within the entry.
+ * - `compressedFile`: a gzip, bzip2, xz, Zstandard or snappy-framed file (concatenated members, streams or frames
+ *   read as one, as the tools do), whose content is parsed as one input.
+ * - `archive`: a zip or tar archive; `compressedArchive`: a tar compressed with gzip, bzip2, xz or Zstandard
+ *   (`.tar.gz`, `.tar.bz2`, `.tar.xz`, `.tar.zst`) or a zip. Each file entry whose name matches `filePattern` (see
+ *   {@link entryPatternMatcher}) gets its own parser, and its records get the header attributes
+ *   `filePathInsideArchive` and `fileNameInsideArchive` (added to the ones the format sets). Record indexes run on
+ *   across entries; byte offsets are within the entry.
  *
- * The container is recognized by its magic bytes (gzip `1f 8b`, zip `PK\3\4`, tar `ustar` at 257); one the mode does
- * not allow is `ORIGIN_ARCHIVE_NOT_RECOGNIZED`. A corrupt or truncated container is `ORIGIN_ARCHIVE_MALFORMED`, and
+ * The container is recognized by its magic bytes (gzip `1f 8b`, bzip2 `BZh1`–`BZh9`, xz `fd 37 7a 58 5a 00`,
+ * Zstandard `28 b5 2f fd`, snappy's stream identifier `ff 06 00 00 sNaPpY`, zip `PK\3\4`, tar `ustar` at 257); one
+ * the mode does not allow is `ORIGIN_ARCHIVE_NOT_RECOGNIZED`. The decompressors are maintained packages (see
+ * `../decompressors`); bzip2's (seek-bzip) reads only a whole input, so a bzip2 body is decompressed at its end. A corrupt or truncated container is `ORIGIN_ARCHIVE_MALFORMED`, and
  * more than `maxDecodedBytes` decompressed is `ORIGIN_ARCHIVE_TOO_LARGE`: each is one failure with scope `'stage'`
  * and parsing stops (records already produced are kept in the results). Nothing touches the disk; entry names
  * are only names. Never throws on bad input.
@@ -58,7 +95,6 @@ export class CompressionParser implements Parser {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
   #decoded = 0;
-  #inputBytes = 0;
   /** Record index of the first record of the current entry. */
   #recordBase = 0;
   #stopped = false;
@@ -78,20 +114,13 @@ export class CompressionParser implements Parser {
     this.#mode = compression.format;
     this.#matches = entryPatternMatcher(compression.filePattern);
     this.#maxDecodedBytes = limits.maxDecodedBytes;
-    const allowed = {
-      compressedFile: ['gzip'],
-      archive: ['zip', 'tar'],
-      compressedArchive: ['gzip', 'zip'],
-    } as const;
-    this.#root = this.#detector(allowed[this.#mode], true);
+    this.#root = inBlocks(this.#detector(ALLOWED[this.#mode], undefined), FEED_BYTES);
   }
 
   push(chunk: Uint8Array): ParseResult {
     if (this.#stopped || chunk.length === 0) return EMPTY;
-    // fflate's zip reader may keep a view of its input between pushes; the caller may reuse its chunk.
-    const own = new Uint8Array(chunk);
-    this.#guard(() => this.#root.write(own));
-    this.#inputBytes += chunk.length;
+    // The root copies what it keeps (inBlocks), so the caller may reuse its chunk.
+    this.#guard(() => this.#root.write(chunk));
     return this.#take();
   }
 
@@ -119,7 +148,7 @@ export class CompressionParser implements Parser {
       const params = known
         ? error.params
         : {
-            container: this.#mode === 'compressedFile' ? 'gzip' : 'archive',
+            container: this.#mode === 'compressedFile' ? 'compressed' : 'archive',
             detail: (error as Error).message,
           };
       this.#failures.push(
@@ -128,7 +157,9 @@ export class CompressionParser implements Parser {
           params,
           scope: 'stage',
           recordIndex: this.#recordBase,
-          byteOffset: this.#inputBytes,
+          // Where a container's fault shows depends on how its bytes were chunked (a decompressor reports it when
+          // fed, not where it starts); the whole input is refused, so the offset is the input's start.
+          byteOffset: 0,
           // The container's bytes are binary and say nothing readable; the message names the problem.
           excerpt: '',
           canContinue: false,
@@ -139,8 +170,11 @@ export class CompressionParser implements Parser {
     }
   }
 
-  /** Holds the first bytes until the container can be told, then routes everything to its reader. */
-  #detector(allowed: readonly ('gzip' | 'zip' | 'tar')[], outer: boolean): ByteSink {
+  /**
+   * Holds the first bytes until the container can be told, then routes everything to its reader; `outer` is the
+   * codec around it when this is the tar inside a compressed file.
+   */
+  #detector(allowed: readonly Container[], outer: StreamCodec | undefined): ByteSink {
     let head: Buffer[] = [];
     let headBytes = 0;
     let next: ByteSink | undefined;
@@ -149,8 +183,12 @@ export class CompressionParser implements Parser {
       head = [];
       const kind = allowed.find((k) => isKind(k, bytes));
       if (kind === undefined) {
+        const names = allowed.map((k) => CONTAINER_NAMES[k]);
         throw new ContainerError('ORIGIN_ARCHIVE_NOT_RECOGNIZED', {
-          expected: outer ? `a ${allowed.join(' or ')} file` : 'a tar archive inside the gzip file',
+          expected:
+            outer === undefined
+              ? `a ${names.slice(0, -1).join(', ')}${names.length > 1 ? ' or ' : ''}${names.at(-1)} file`
+              : `a tar archive inside the ${CONTAINER_NAMES[outer]} file`,
           mode: this.#mode,
           head: bytes.subarray(0, 8).toString('hex') || '(none)',
         });
@@ -176,26 +214,43 @@ export class CompressionParser implements Parser {
     };
   }
 
-  #readerFor(kind: 'gzip' | 'zip' | 'tar'): ByteSink {
+  #readerFor(kind: Container): ByteSink {
     if (kind === 'zip') return this.#zipReader();
     if (kind === 'tar') return new TarReader(this.#openEntry);
     const inner =
-      this.#mode === 'compressedFile' ? this.#entrySink(undefined) : this.#detector(['tar'], false);
-    return this.#gunzip(inner);
+      this.#mode === 'compressedFile' ? this.#entrySink(undefined) : this.#detector(['tar'], kind);
+    return this.#decompressing(kind, inner);
   }
 
-  #gunzip(inner: ByteSink): ByteSink {
-    const gunzip = new Gunzip((data) => {
-      this.#count(data.length);
-      inner.write(data);
-    });
-    return {
-      write: (chunk) => {
-        for (let at = 0; at < chunk.length; at += FEED_BYTES)
-          gunzip.push(chunk.subarray(at, at + FEED_BYTES));
+  /**
+   * `inner` fed with what `codec` decompresses, every byte counted against the budget. The decompressor is given the
+   * budget too, so that a Zstandard frame declaring more content is refused before it is decompressed.
+   */
+  #decompressing(codec: StreamCodec, inner: ByteSink): ByteSink {
+    const decompressor = createDecompressor(
+      codec,
+      (data) => {
+        this.#count(data.length);
+        inner.write(data);
       },
+      this.#maxDecodedBytes,
+    );
+    const step = (run: () => void): void => {
+      try {
+        run();
+      } catch (error) {
+        if (!(error instanceof DecompressError)) throw error;
+        if (error.kind === 'tooLarge') throw this.#tooLarge();
+        throw new ContainerError('ORIGIN_ARCHIVE_MALFORMED', {
+          container: CONTAINER_NAMES[codec],
+          detail: error.detail,
+        });
+      }
+    };
+    return {
+      write: (chunk) => step(() => decompressor.push(chunk)),
       end: () => {
-        gunzip.push(new Uint8Array(0), true);
+        step(() => decompressor.end());
         inner.end();
       },
     };
@@ -273,12 +328,14 @@ export class CompressionParser implements Parser {
 
   #count(bytes: number): void {
     this.#decoded += bytes;
-    if (this.#decoded > this.#maxDecodedBytes) {
-      throw new ContainerError('ORIGIN_ARCHIVE_TOO_LARGE', {
-        limitMb: this.#maxDecodedBytes / 1_000_000,
-        limitBytes: this.#maxDecodedBytes,
-      });
-    }
+    if (this.#decoded > this.#maxDecodedBytes) throw this.#tooLarge();
+  }
+
+  #tooLarge(): ContainerError {
+    return new ContainerError('ORIGIN_ARCHIVE_TOO_LARGE', {
+      limitMb: this.#maxDecodedBytes / 1_000_000,
+      limitBytes: this.#maxDecodedBytes,
+    });
   }
 
   readonly #openEntry: OpenEntry = (name) => (this.#matches(name) ? this.#entrySink(name) : undefined);
@@ -310,15 +367,19 @@ export class CompressionParser implements Parser {
   }
 }
 
-function isKind(kind: 'gzip' | 'zip' | 'tar', bytes: Buffer): boolean {
-  if (kind === 'gzip') return bytes[0] === 0x1f && bytes[1] === 0x8b;
+function isKind(kind: Container, bytes: Buffer): boolean {
   if (kind === 'tar') return looksLikeTar(bytes);
-  // A local file header, or the end record of an empty zip.
-  return (
-    bytes[0] === 0x50 &&
-    bytes[1] === 0x4b &&
-    ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))
-  );
+  if (kind === 'zip') {
+    // A local file header, or the end record of an empty zip.
+    return (
+      bytes[0] === 0x50 &&
+      bytes[1] === 0x4b &&
+      ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))
+    );
+  }
+  if (!MAGIC[kind].every((b, i) => bytes[i] === b)) return false;
+  // bzip2's block size, '1' to '9' (hundreds of kB).
+  return kind !== 'bzip2' || ((bytes[3] ?? 0) >= 0x31 && (bytes[3] ?? 0) <= 0x39);
 }
 
 /**

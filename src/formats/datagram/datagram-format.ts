@@ -42,6 +42,7 @@ function createDatagramParser(config: DatagramFormatConfig, source: ParseSource)
         convertHiResTimeAndInterval: config.convertHiResTimeAndInterval,
         excludeInterval: config.excludeInterval,
         charset: config.charset,
+        ignoreControlCharacters: config.ignoreControlCharacters,
       });
     case 'netflow':
       return createNetflowParser(
@@ -49,6 +50,7 @@ function createDatagramParser(config: DatagramFormatConfig, source: ParseSource)
           recordGenerationMode: config.recordGenerationMode,
           maxTemplatesInCache: config.maxTemplatesInCache,
           templateCacheTimeoutMs: config.templateCacheTimeoutMs,
+          ignoreControlCharacters: config.ignoreControlCharacters,
         },
         source,
       );
@@ -56,6 +58,7 @@ function createDatagramParser(config: DatagramFormatConfig, source: ParseSource)
       return createSyslogParser({
         charset: config.charset,
         ignoreControlCharacters: config.ignoreControlCharacters,
+        framing: config.syslogFraming,
       });
     case 'rawData':
       return new RawDataParser(config.charset, config.ignoreControlCharacters, config.rawDataSeparator);

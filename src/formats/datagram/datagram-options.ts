@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../data-format';
+import type { SyslogFraming } from './syslog/syslog-parser';
 
 /** The packet formats a datagram body can hold. */
 export type DatagramPacketFormat = 'collectd' | 'netflow' | 'syslog' | 'rawData';
@@ -26,10 +27,12 @@ export interface DatagramFormatConfig {
   readonly templateCacheTimeoutMs: number;
   /** Charset of text: syslog messages, raw data pieces, collectd strings (a WHATWG encoding label). */
   readonly charset: string;
-  /** syslog and raw data: remove ASCII control characters other than tab, LF and CR. */
+  /** Every packet format's text (syslog, raw data, collectd strings, NetFlow names): remove ASCII control characters other than tab, LF and CR. */
   readonly ignoreControlCharacters: boolean;
   /** Raw data: the text that separates records (an addition to the spec); `''` makes the body one record. */
   readonly rawDataSeparator: string;
+  /** syslog: how a body splits into messages (an addition to the spec). */
+  readonly syslogFraming: SyslogFraming;
 }
 
 /** JSON Schema of {@link DatagramFormatConfig}; every option has a default. */
@@ -99,13 +102,20 @@ export const DATAGRAM_FORMAT_SCHEMA: JsonSchema = {
       type: 'boolean',
       default: false,
       description:
-        'Ignore Control Characters (syslog, raw data): remove ASCII control characters except tab, line feed and carriage return.',
+        'Ignore Control Characters: remove ASCII control characters except tab, line feed and carriage return from the text of every packet format: syslog messages, raw data, collectd string parts (host, plugin, type, instances, message) and NetFlow v9 name fields.',
     },
     rawDataSeparator: {
       type: 'string',
       default: '\n',
       description:
         'Raw data separator (an addition): the text between records of rawData; an empty trailing piece makes no record; empty makes the whole body one record.',
+    },
+    syslogFraming: {
+      type: 'string',
+      enum: ['auto', 'octetCounting', 'nonTransparent'],
+      default: 'auto',
+      description:
+        'Syslog framing (an addition): auto = octet counting (RFC 6587) when the body starts with a digit, otherwise the body is one message, line feeds included; octetCounting = every body is octet-counted; nonTransparent = one message per line. See docs/decisions/0055-one-syslog-datagram-is-one-message.md.',
     },
   },
 };

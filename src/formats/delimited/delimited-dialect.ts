@@ -3,12 +3,14 @@ import type { TokenizerSettings } from './delimited-tokenizer';
 
 type Preset = Pick<
   TokenizerSettings,
-  'fieldDelimiter' | 'quote' | 'escape' | 'escapeStyle' | 'ignoreEmptyLines' | 'trimSpaces'
+  'fieldDelimiter' | 'lineDelimiter' | 'quote' | 'escape' | 'escapeStyle' | 'ignoreEmptyLines' | 'trimSpaces'
 >;
 
-// The Apache Commons CSV presets the reference engine uses for each Delimiter Format Type.
+// The Apache Commons CSV presets the reference engine uses for each Delimiter Format Type, except `mysql`, which
+// reads what MySQL and MariaDB write (docs/decisions/0056-mysql-dialect-reads-what-mariadb-writes.md).
 const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>, Preset> = {
   csv: {
+    lineDelimiter: undefined,
     fieldDelimiter: ',',
     quote: '"',
     escape: '',
@@ -17,6 +19,7 @@ const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>,
     trimSpaces: false,
   },
   rfc4180: {
+    lineDelimiter: undefined,
     fieldDelimiter: ',',
     quote: '"',
     escape: '',
@@ -25,6 +28,7 @@ const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>,
     trimSpaces: false,
   },
   excel: {
+    lineDelimiter: undefined,
     fieldDelimiter: ',',
     quote: '"',
     escape: '',
@@ -34,13 +38,16 @@ const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>,
   },
   mysql: {
     fieldDelimiter: '\t',
+    // MySQL ends lines at LF only and writes a CR in a value raw: a CR is text, not a line break.
+    lineDelimiter: '\n',
     quote: '',
     escape: '\\',
-    escapeStyle: 'commons',
+    escapeStyle: 'mysql',
     ignoreEmptyLines: false,
     trimSpaces: false,
   },
   tdf: {
+    lineDelimiter: undefined,
     fieldDelimiter: '\t',
     quote: '"',
     escape: '',
@@ -49,6 +56,7 @@ const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>,
     trimSpaces: true,
   },
   postgresCsv: {
+    lineDelimiter: undefined,
     fieldDelimiter: ',',
     quote: '"',
     escape: '"',
@@ -57,6 +65,7 @@ const PRESETS: Record<Exclude<DelimiterFormatType, 'custom' | 'multiCharacter'>,
     trimSpaces: false,
   },
   postgresText: {
+    lineDelimiter: undefined,
     fieldDelimiter: '\t',
     quote: '',
     escape: '\\',
@@ -118,5 +127,5 @@ export function dialectOf(config: DelimitedFormatConfig): TokenizerSettings {
       trimSpaces: false,
     };
   }
-  return { ...common, ...limits, ...PRESETS[type], lineDelimiter: undefined, comment: '' };
+  return { ...common, ...limits, ...PRESETS[type], comment: '' };
 }

@@ -6,12 +6,15 @@ import { truncateExcerpt } from '../failure';
  *
  * - `commons`: Apache Commons CSV: `\n` `\r` `\t` `\b` `\f` stand for their control character, an escaped
  *   delimiter, quote, escape or comment marker stands for itself, and any other escaped character keeps its
- *   escape (`\N` stays `\N`, so it can be a null constant). Used by MySQL, custom and multi-character.
+ *   escape (`\N` stays `\N`, so it can be a null constant). Used by custom and multi-character.
+ * - `mysql`: MySQL and MariaDB (`LOAD DATA`): `\0` `\b` `\n` `\r` `\t` `\Z` stand for NUL, backspace, LF, CR,
+ *   tab and Ctrl-Z; `\N` stays `\N` (the null marker); any other escaped character, a line break included, stands
+ *   for itself.
  * - `postgresText`: PostgreSQL COPY TEXT: `\b` `\f` `\n` `\r` `\t` `\v`, octal `\NNN`, hex `\xHH`; `\N` stays `\N`
  *   (the null marker); any other escaped character stands for itself.
  * - `quoteOnly`: the wide-file parser: inside quotes the escape character escapes only a quote or itself.
  */
-export type EscapeStyle = 'commons' | 'postgresText' | 'quoteOnly';
+export type EscapeStyle = 'commons' | 'mysql' | 'postgresText' | 'quoteOnly';
 
 /** The resolved dialect a {@link DelimitedTokenizer} reads; built by `dialectOf` from the format's config. */
 export interface TokenizerSettings {
@@ -399,8 +402,13 @@ export class DelimitedTokenizer {
   /** Reads the escape sequence at `i` (inside or outside quotes) and returns the index after it. */
   #unescape(text: string, i: number): number {
     this.#flush(text, i);
+    const style = this.#s.escapeStyle;
     const [value, length] =
-      this.#s.escapeStyle === 'postgresText' ? postgresEscape(text, i) : this.#commonsEscape(text, i);
+      style === 'postgresText'
+        ? postgresEscape(text, i)
+        : style === 'mysql'
+          ? mysqlEscape(text, i)
+          : this.#commonsEscape(text, i);
     if (!this.#skipping) this.#value += value;
     this.#runStart = i + length;
     return i + length;
@@ -583,6 +591,32 @@ export class DelimitedTokenizer {
     }
     this.#startRecord(n);
   }
+}
+
+/** MySQL `LOAD DATA` escape at `i` (the escape character): the text it stands for and its length. */
+function mysqlEscape(text: string, i: number): [string, number] {
+  const next = text[i + 1];
+  if (next === undefined) return [text[i] ?? '', 1];
+  switch (next) {
+    case '0':
+      return ['\0', 2];
+    case 'b':
+      return ['\b', 2];
+    case 'n':
+      return ['\n', 2];
+    case 'r':
+      return ['\r', 2];
+    case 't':
+      return ['\t', 2];
+    case 'Z':
+      return ['\x1a', 2];
+    case 'N':
+      return [text[i] + 'N', 2];
+  }
+  // A surrogate pair stands for itself whole.
+  const code = text.charCodeAt(i + 1);
+  if (code >= 0xd800 && code <= 0xdbff && i + 2 < text.length) return [text.slice(i + 1, i + 3), 3];
+  return [next, 2];
 }
 
 /** PostgreSQL COPY TEXT escape at `i` (a backslash): the text it stands for and its length. */

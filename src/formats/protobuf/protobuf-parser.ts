@@ -124,7 +124,8 @@ export class ProtobufParser implements Parser {
           failures,
           'the length prefix is longer than 10 bytes',
           at,
-          buf.subarray(pos),
+          // The prefix only: what follows it depends on how much of the body has arrived.
+          buf.subarray(pos, pos + MAX_VARINT_BYTES),
         );
       }
       if (prefix === undefined) {

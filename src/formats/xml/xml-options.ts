@@ -18,7 +18,11 @@ export interface XmlFormatConfig {
   readonly maxRecordLengthChars: number;
   /** Deepest nesting of elements a record may have; a deeper one is an `ORIGIN_XML_TOO_DEEP` failure. */
   readonly maxNestingDepth: number;
-  /** Charset of the body, as a WHATWG encoding label. */
+  /** Most attributes (namespace declarations included) one element may have; more end the parse. */
+  readonly maxAttributesPerElement: number;
+  /** Longest comment, PI, DOCTYPE, CDATA section, name, attribute value or run of text outside records. */
+  readonly maxTokenLengthChars: number;
+  /** Charset of the body, as a WHATWG encoding label; UTF-8 (the default) lets the document say its encoding. */
   readonly charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
   readonly ignoreControlCharacters: boolean;
@@ -81,6 +85,25 @@ export const XML_FORMAT_SCHEMA: JsonSchema = {
       description:
         'Addition: deepest nesting of elements one record may have (the record element is 1); a deeper record is not built and goes to the stage error handling (ORIGIN_XML_TOO_DEEP). A record value nests up to twice as deep as its elements (repeated elements become lists), so the default keeps every later step (copies, JSON and XML responses, Engine Record) well within the call stack.',
     },
+    maxAttributesPerElement: {
+      type: 'integer',
+      minimum: 1,
+      default: 1000,
+      description:
+        'Addition: the most attributes (namespace declarations included) one element may have, anywhere in the body. An element with more ends the parse with an ORIGIN_XML_TOO_MANY_ATTRIBUTES failure (the records before it are kept), as soon as the excess is read.',
+    },
+    maxTokenLengthChars: {
+      type: 'integer',
+      minimum: 1,
+      default: 65536,
+      description:
+        'Addition: the longest single token of the body, in characters: a comment, processing instruction, DOCTYPE, CDATA section, element or attribute name, attribute value, or run of text; maxRecordLengthChars when that is larger, since the tokens of a record may be as long as the record. A longer one ends the parse with an ORIGIN_XML_TOKEN_TOO_LONG failure as soon as the excess is read, so skipped text never piles up in memory.',
+    },
     ...TEXT_INPUT_OPTIONS_SCHEMA,
+    charset: {
+      ...TEXT_INPUT_OPTIONS_SCHEMA.charset,
+      description:
+        'Charset of the body (a WHATWG encoding label). UTF-8, the default, leaves the encoding to the document: a byte order mark (UTF-8, UTF-16LE/BE), UTF-16 without one, or the encoding of the XML declaration, else UTF-8. Any other charset is used as it is.',
+    },
   },
 };

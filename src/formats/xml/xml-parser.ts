@@ -36,6 +36,32 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const NON_WHITESPACE = /\S/;
 
 /**
+ * Text is written to sax in slices of at most this many characters, so that its buffers and attribute list are
+ * checked against the limits while a token is still being read, not after a whole chunk of it.
+ */
+const SAX_SLICE_CHARS = 16_384;
+
+/** sax's buffers of one token each, by the name a failure gives the token. */
+const SAX_BUFFERS = {
+  comment: 'comment',
+  sgmlDecl: 'declaration',
+  doctype: 'DOCTYPE',
+  procInstName: 'processing instruction',
+  procInstBody: 'processing instruction',
+  cdata: 'CDATA section',
+  tagName: 'element name',
+  attribName: 'attribute name',
+  attribValue: 'attribute value',
+  entity: 'entity reference',
+  textNode: 'text',
+} as const;
+
+/** The parts of sax's parser state the limits read (sax's own, undocumented, stable since sax 1.0). */
+type SaxInternals = { readonly attribList: unknown[] } & {
+  readonly [K in keyof typeof SAX_BUFFERS]?: string;
+};
+
+/**
  * Parses one XML body into records, on sax in strict mode (well-formedness is checked; a non-XML body is a
  * failure, never a guess).
  *
@@ -64,7 +90,10 @@ const NON_WHITESPACE = /\S/;
 export class XmlParser implements Parser {
   readonly #options: XmlParserOptions;
   readonly #delimiter: XmlDelimiter;
-  readonly #decoder: TextDecoder;
+  /** Set once the encoding is known: at once for a configured charset, after the document's head otherwise. */
+  #decoder: TextDecoder | undefined;
+  /** Bytes held while the encoding is sniffed from the byte order mark and the XML declaration. */
+  #head: Buffer | undefined;
   readonly #sax: SAXParser;
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
@@ -102,11 +131,15 @@ export class XmlParser implements Parser {
   constructor(options: XmlParserOptions) {
     this.#options = options;
     this.#delimiter = new XmlDelimiter(options.delimiterElement, options.namespaces);
+    let decoder: TextDecoder;
     try {
-      this.#decoder = new TextDecoder(options.charset);
+      decoder = new TextDecoder(options.charset);
     } catch (error) {
       throw new OriginError('ORIGIN_CHARSET_UNSUPPORTED', { charset: options.charset }, { cause: error });
     }
+    // UTF-8, the default, leaves the encoding to the document (docs/decisions/0059-xml-input-encoding-from-the-document.md).
+    if (decoder.encoding === 'utf-8') this.#head = Buffer.alloc(0);
+    else this.#decoder = decoder;
     // strictEntities: only the five XML entities; sax would otherwise accept HTML's (`&nbsp;`), which XML has not.
     const saxOptions: SAXOptions & { strictEntities: boolean } = {
       xmlns: true,
@@ -117,6 +150,10 @@ export class XmlParser implements Parser {
     // sax checks its buffers only at the end of each write, flushing or failing depending on where the chunks
     // were cut; switching the check off keeps results independent of chunking. Record length is bounded here.
     (parser as unknown as { bufferCheckPosition: number }).bufferCheckPosition = Number.POSITIVE_INFINITY;
+    // In xmlns mode sax looks each new attribute name up in its list of [name, value] pairs with indexOf, which
+    // never finds a string among pairs: always -1, at a cost that makes one element's attributes quadratic (200k
+    // attributes took 16 s). The same answer at once; sax empties the list in place, so the override stays.
+    (parser as unknown as SaxInternals).attribList.indexOf = () => -1;
     parser.onopentag = (tag) => this.#open(tag as QualifiedTag);
     parser.onclosetag = () => this.#close();
     parser.ontext = (text) => this.#addText(text);
@@ -131,13 +168,19 @@ export class XmlParser implements Parser {
   }
 
   push(chunk: Uint8Array): ParseResult {
-    if (!this.#failed) this.#write(this.#decoder.decode(chunk, { stream: true }));
+    if (!this.#failed) {
+      const decoder = this.#decoder ?? this.#sniff(chunk, false);
+      if (decoder) this.#write(decoder.decode(this.#takeHead(chunk), { stream: true }));
+    }
     return this.#take();
   }
 
   end(): ParseResult {
     if (!this.#failed) {
-      this.#write(this.#decoder.decode());
+      const decoder = this.#decoder ?? this.#sniff(new Uint8Array(0), true);
+      if (decoder) this.#write(decoder.decode(this.#takeHead(new Uint8Array(0))));
+    }
+    if (!this.#failed) {
       // close() resets sax's position, so a missing root is reported before it.
       if (!this.#failed && !this.#seenRoot) this.#malformed('the document has no root element');
       if (!this.#failed) {
@@ -151,6 +194,32 @@ export class XmlParser implements Parser {
     return this.#take();
   }
 
+  /**
+   * Adds `chunk` to the bytes held while the encoding is unknown and, once they tell it (or at the end), makes
+   * the decoder. An encoding the document declares that has no decoder here fails the body.
+   */
+  #sniff(chunk: Uint8Array, final: boolean): TextDecoder | undefined {
+    const head = Buffer.concat([this.#head ?? Buffer.alloc(0), chunk]);
+    this.#head = head;
+    const label = sniffXmlEncoding(head, final);
+    if (label === undefined) return undefined;
+    try {
+      this.#decoder = new TextDecoder(label);
+    } catch {
+      this.#malformed(`the XML declaration names encoding '${label}', which has no decoder here`);
+      return undefined;
+    }
+    return this.#decoder;
+  }
+
+  /** The held bytes, which already hold `chunk`, once after sniffing; `chunk` itself afterwards. */
+  #takeHead(chunk: Uint8Array): Uint8Array {
+    const head = this.#head;
+    if (head === undefined) return chunk;
+    this.#head = undefined;
+    return head;
+  }
+
   #take(): ParseResult {
     const result = { records: this.#records, failures: this.#failures };
     this.#records = [];
@@ -162,10 +231,17 @@ export class XmlParser implements Parser {
     const text = this.#options.ignoreControlCharacters ? decoded.replace(CONTROL_CHARACTERS, '') : decoded;
     if (text === '') return;
     this.#text += text;
-    try {
-      this.#sax.write(text);
-    } catch {
-      // sax throws on the write after an error it already reported through onerror.
+    for (let at = 0; at < text.length && !this.#failed;) {
+      let end = Math.min(text.length, at + SAX_SLICE_CHARS);
+      // A surrogate pair stays in one slice.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
+      try {
+        this.#sax.write(at === 0 && end === text.length ? text : text.slice(at, end));
+      } catch {
+        // sax throws on the write after an error it already reported through onerror.
+      }
+      at = end;
+      if (!this.#failed) this.#checkSaxLimits();
     }
     if (this.#failed || this.#recordStart < 0) return;
     const written = this.#textStart + this.#text.length;
@@ -182,8 +258,35 @@ export class XmlParser implements Parser {
     }
   }
 
+  /** Ends the parse when the element being read has too many attributes or a token is too long. */
+  #checkSaxLimits(): void {
+    const sax = this.#sax as unknown as SaxInternals;
+    const options = this.#options;
+    if (sax.attribList.length > options.maxAttributesPerElement) {
+      this.#halt('ORIGIN_XML_TOO_MANY_ATTRIBUTES', { limit: options.maxAttributesPerElement });
+      return;
+    }
+    // A record's own tokens (its start tag too, read before the parser knows it starts a record) may be as long as
+    // the record may be.
+    const limit = Math.max(options.maxTokenLengthChars, options.maxRecordLengthChars);
+    for (const buffer of Object.keys(SAX_BUFFERS) as (keyof typeof SAX_BUFFERS)[]) {
+      if ((sax[buffer]?.length ?? 0) > limit) {
+        this.#halt('ORIGIN_XML_TOKEN_TOO_LONG', { token: SAX_BUFFERS[buffer], limit });
+        return;
+      }
+    }
+  }
+
   #open(tag: QualifiedTag): void {
     if (this.#failed) return;
+    // A short element's attributes are all read within one slice, before the check between slices sees them.
+    let attributes = 0;
+    for (const _name in tag.attributes) {
+      if (++attributes > this.#options.maxAttributesPerElement) {
+        this.#halt('ORIGIN_XML_TOO_MANY_ATTRIBUTES', { limit: this.#options.maxAttributesPerElement });
+        return;
+      }
+    }
     const depth = this.#depth++;
     if (this.#recordStart >= 0) {
       if (++this.#recordDepth > this.#options.maxNestingDepth && !this.#recordTooDeep) {
@@ -211,7 +314,10 @@ export class XmlParser implements Parser {
       this.#recordTooDeep = false;
       this.#excerptHead = undefined;
       this.#recordPath = '/' + this.#names.slice(0, depth + 1).join('/');
-      this.#namespaces = this.#options.includeFieldXpaths ? new Map() : undefined;
+      // The namespaces in scope at the record element become record header attributes, so that a response
+      // writing the record's prefixed names can declare them (docs/decisions/0057-xml-response-declares-every-prefix.md).
+      this.#namespaces = new Map();
+      this.#addNamespaces(tag);
       this.#frames = [this.#frame(tag)];
     } else {
       this.#dropTo(this.#sax.position);
@@ -232,13 +338,17 @@ export class XmlParser implements Parser {
         map[declaration ? `ns|${name}` : `attr|${name}`] = value;
       }
     }
-    if (this.#namespaces) {
-      // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
-      for (const prefix in tag.ns) {
-        if (prefix !== 'xml' && prefix !== 'xmlns') this.#namespaces.set(prefix, tag.ns[prefix] ?? '');
-      }
-    }
+    if (this.#options.includeFieldXpaths) this.#addNamespaces(tag);
     return { name: tag.name, map, attributes, text: '', hasChildren: false };
+  }
+
+  #addNamespaces(tag: QualifiedTag): void {
+    const namespaces = this.#namespaces;
+    if (namespaces === undefined) return;
+    // for-in on purpose: sax chains each element's bindings to its parent's through the prototype.
+    for (const prefix in tag.ns) {
+      if (prefix !== 'xml' && prefix !== 'xmlns') namespaces.set(prefix, tag.ns[prefix] ?? '');
+    }
   }
 
   #addText(text: string): void {
@@ -331,6 +441,14 @@ export class XmlParser implements Parser {
   }
 
   #malformed(detail: string): void {
+    this.#halt('ORIGIN_XML_MALFORMED', { column: this.#sax.column, detail });
+  }
+
+  /** Ends the parse with a failure that names the line; the rest of the body is ignored. */
+  #halt(
+    code: 'ORIGIN_XML_MALFORMED' | 'ORIGIN_XML_TOO_MANY_ATTRIBUTES' | 'ORIGIN_XML_TOKEN_TOO_LONG',
+    params: Record<string, string | number>,
+  ): void {
     if (this.#failed) return;
     this.#failed = true;
     const position = this.#sax.position;
@@ -344,8 +462,8 @@ export class XmlParser implements Parser {
       : this.#byteOffsetAt(Math.max(this.#textStart, Math.min(position - 1, this.#textEnd())));
     this.#failures.push(
       failure({
-        code: 'ORIGIN_XML_MALFORMED',
-        params: { line: this.#sax.line + 1, column: this.#sax.column, detail },
+        code,
+        params: { line: this.#sax.line + 1, ...params },
         recordIndex: this.#index,
         byteOffset,
         excerpt,
@@ -376,6 +494,10 @@ export class XmlParser implements Parser {
     this.#text = this.#text.slice(cut);
     this.#textStart += cut;
   }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** `map[key] = value`, also for a key `__proto__` (an XML name may be one), which plain assignment would not set. */
@@ -410,4 +532,28 @@ function addXpaths(element: FieldValue, path: string): void {
         map[key] = field('STRING', value, { xpath: `${path}/@${key.slice(5)}` });
     }
   }
+}
+
+/** Longest XML declaration looked for; a longer head without `?>` is read as UTF-8. */
+const MAX_DECLARATION_BYTES = 1024;
+
+/**
+ * The encoding of an XML document from its first bytes (XML 1.0 Appendix F): a byte order mark (UTF-8, UTF-16LE,
+ * UTF-16BE), `<?` in UTF-16 without one, else the `encoding` of the XML declaration, else UTF-8. `undefined`
+ * while `head` is too short to tell and more may come.
+ */
+export function sniffXmlEncoding(head: Uint8Array, final: boolean): string | undefined {
+  if (!final && head.length < 5) return undefined;
+  const [a, b, c, d] = head;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return 'utf-8';
+  if (a === 0xff && b === 0xfe) return 'utf-16le';
+  if (a === 0xfe && b === 0xff) return 'utf-16be';
+  if (a === 0x3c && b === 0x00 && c === 0x3f && d === 0x00) return 'utf-16le';
+  if (a === 0x00 && b === 0x3c && c === 0x00 && d === 0x3f) return 'utf-16be';
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.length);
+  if (!bytes.toString('latin1', 0, 5).startsWith('<?xml')) return 'utf-8';
+  const end = bytes.indexOf('?>');
+  if (end < 0) return !final && bytes.length < MAX_DECLARATION_BYTES ? undefined : 'utf-8';
+  const declared = /\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(bytes.toString('latin1', 0, end));
+  return declared?.[1] ?? 'utf-8';
 }

@@ -49,6 +49,35 @@ describe('avro format', () => {
     expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_BLOCK_TOO_LARGE', canContinue: false }]);
   });
 
+  it.each(['deflate'])(
+    'refuses a %s block that decompresses past maxBlockSizeBytes as too large, not as corrupt',
+    async (codec) => {
+      const input = await containerOf({ type: 'string' }, ['x'.repeat(200_000)], codec);
+      expect(input.length).toBeLessThan(100_000);
+      const { records, failures } = parseWhole(avroFormat, { maxBlockSizeBytes: 100_000 }, input);
+      expect(records).toEqual([]);
+      expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_BLOCK_TOO_LARGE', canContinue: false }]);
+    },
+  );
+
+  it('refuses blocks that together decompress past the source budget with a stage failure', async () => {
+    const input = await containerOf({ type: 'string' }, ['x'.repeat(60_000), 'y'.repeat(60_000)], 'deflate');
+    const parser = avroFormat.createParser(
+      { maxBlockSizeBytes: 1_000_000 },
+      { originState: new Map(), maxDecodedBytes: 100_000 },
+    );
+    const { records, failures } = parser.parseAll!(input);
+    // avsc writes one block per record here: the first fits the budget, the second passes it.
+    expect(records).toHaveLength(1);
+    expect(failures).toMatchObject([{ code: 'ORIGIN_AVRO_TOO_LARGE', scope: 'stage', canContinue: false }]);
+    // Within the budget, the same container is read.
+    const roomy = avroFormat.createParser(
+      { maxBlockSizeBytes: 1_000_000 },
+      { originState: new Map(), maxDecodedBytes: 1_000_000 },
+    );
+    expect(roomy.parseAll!(input).records).toHaveLength(2);
+  });
+
   it('refuses a header map count the body cannot hold without looping over it', () => {
     const magic = Buffer.from('Obj\x01', 'latin1');
     const counts = [

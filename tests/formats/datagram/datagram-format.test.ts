@@ -17,6 +17,7 @@ describe('datagram format', () => {
       charset: 'UTF-8',
       ignoreControlCharacters: false,
       rawDataSeparator: '\n',
+      syslogFraming: 'auto',
     });
   });
 

@@ -5,7 +5,7 @@ import { ConfigError } from '../../../src/errors/config-error';
 import { isOriginError } from '../../../src/errors/origin-error';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { xmlFormat } from '../../../src/formats/xml/xml-format';
-import { XmlParser } from '../../../src/formats/xml/xml-parser';
+import { XmlParser, sniffXmlEncoding } from '../../../src/formats/xml/xml-parser';
 import { resolveFormatConfig } from '../../../src/formats/format-config';
 
 const parse = (options: Record<string, unknown>, text: string) =>
@@ -20,9 +20,15 @@ describe('XML parser', () => {
     expect(result.records[0]?.attributes).toEqual({ xmlns: 'urn:d', 'xmlns:m': 'urn:m' });
   });
 
-  it('adds no header attributes without includeFieldXpaths', () => {
-    const result = parse({ delimiterElement: 'entry' }, '<feed xmlns:m="urn:m"><entry/></feed>');
-    expect(result.records[0]?.attributes).toBeUndefined();
+  it('adds header attributes only for the namespaces in scope at the record element without includeFieldXpaths', () => {
+    const result = parse(
+      { delimiterElement: 'entry' },
+      '<feed xmlns:m="urn:m"><entry><x:t xmlns:x="urn:x"/></entry></feed>',
+    );
+    expect(result.records[0]?.attributes).toEqual({ 'xmlns:m': 'urn:m' });
+    expect(
+      parse({ delimiterElement: 'entry' }, '<feed><entry/></feed>').records[0]?.attributes,
+    ).toBeUndefined();
   });
 
   it('never reads the file an external entity names', () => {
@@ -110,5 +116,43 @@ describe('XML parser', () => {
     expect(parse({ maxRecordLengthChars: 1_000_000 }, text).failures).toMatchObject([
       { code: 'ORIGIN_XML_TOO_DEEP', canContinue: true },
     ]);
+  });
+
+  describe('encoding left to the document (charset UTF-8, the default)', () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<r><a>Ωé</a></r>', 'utf16le')]);
+
+    it('tells the encoding from the byte order mark, UTF-16 without one, and the XML declaration', () => {
+      expect(sniffXmlEncoding(Buffer.from([0xfe, 0xff, 0, 0x3c, 0]), false)).toBe('utf-16be');
+      expect(sniffXmlEncoding(Buffer.from('<?xml', 'utf16le'), false)).toBe('utf-16le');
+      expect(sniffXmlEncoding(Buffer.from("<?xml version='1.0' encoding='ISO-8859-1'?><r/>"), false)).toBe(
+        'ISO-8859-1',
+      );
+      expect(sniffXmlEncoding(Buffer.from('<?xml version="1.0"'), false)).toBeUndefined();
+      expect(sniffXmlEncoding(Buffer.from('<?xml version="1.0"'), true)).toBe('utf-8');
+      expect(sniffXmlEncoding(Buffer.from('<root/>'), false)).toBe('utf-8');
+      expect(sniffXmlEncoding(Buffer.from('<r'), false)).toBeUndefined();
+    });
+
+    it('reads a UTF-16 document pushed one byte at a time', () => {
+      const parser = new XmlParser(resolveFormatConfig(xmlFormat, {}) as never);
+      const values: unknown[] = [];
+      for (const byte of utf16) values.push(...parser.push(Uint8Array.of(byte)).records);
+      const end = parser.end();
+      expect(end.failures).toEqual([]);
+      expect([...values, ...end.records]).toEqual([{ value: { r: { a: [{ value: 'Ωé' }] } } }]);
+    });
+
+    it('keeps a charset that is set: a latin1 body is read as latin1 whatever it declares', () => {
+      const body = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><r>caf\u00e9</r>', 'latin1');
+      expect(parseWhole(xmlFormat, { charset: 'ISO-8859-1' }, body).records).toEqual([
+        { value: { r: { value: 'café' } } },
+      ]);
+    });
+
+    it('fails a body whose declaration names an encoding without a decoder', () => {
+      const result = parse({}, '<?xml version="1.0" encoding="x-no-such"?><r/>');
+      expect(result.records).toEqual([]);
+      expect(result.failures).toMatchObject([{ code: 'ORIGIN_XML_MALFORMED', canContinue: false }]);
+    });
   });
 });

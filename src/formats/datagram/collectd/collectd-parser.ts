@@ -4,6 +4,7 @@ import type { ErrorCode, ErrorParams } from '../../../errors/error-table';
 import { field, type FieldValue, type PlainMap } from '../../../record/field';
 import type { ParseFailure, ParsedRecord, ParseResult, Parser } from '../../data-format';
 import { failure } from '../../failure';
+import { removeControlCharactersFromText } from '../../text-input';
 import type { TypesDb } from './types-db';
 
 /** What a {@link CollectdParser} needs, resolved by the datagram format from its options. */
@@ -18,6 +19,8 @@ export interface CollectdParserOptions {
   readonly excludeInterval: boolean;
   /** Charset of the string parts (host, plugin, …, message). */
   readonly charset: string;
+  /** Remove ASCII control characters other than tab, LF and CR from the string parts (spec §2.3). */
+  readonly ignoreControlCharacters?: boolean;
 }
 
 // Part types of the collectd binary protocol (collectd's src/network.h).
@@ -221,7 +224,8 @@ export class CollectdParser implements Parser {
     if (part[part.length - 1] !== 0) {
       throw malformed(at, `string part 0x${hex(type)} does not end with a NUL byte`);
     }
-    return this.#decoder.decode(part.subarray(HEADER, part.length - 1));
+    const text = this.#decoder.decode(part.subarray(HEADER, part.length - 1));
+    return this.#options.ignoreControlCharacters === true ? removeControlCharactersFromText(text) : text;
   }
 
   #record(part: Buffer, at: number, fields: Map<string, FieldValue>): PlainMap {

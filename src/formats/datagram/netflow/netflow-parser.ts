@@ -3,6 +3,7 @@ import { field, type FieldValue, type PlainMap } from '../../../record/field';
 import { ListMapShape, listMapShapeOf } from '../../../record/list-map';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../../data-format';
 import { failure } from '../../failure';
+import { removeControlCharacters } from '../../text-input';
 import {
   COUNTER_TYPES,
   IPV4_TYPES,
@@ -27,6 +28,8 @@ export interface NetflowParserOptions {
   maxTemplatesInCache: number;
   /** NetFlow v9: a template idle for longer than this is evicted; -1 keeps templates forever. */
   templateCacheTimeoutMs: number;
+  /** Remove ASCII control characters other than tab, LF and CR from name fields (spec §2.3). */
+  ignoreControlCharacters?: boolean;
 }
 
 const V5_HEADER = 24;
@@ -265,7 +268,7 @@ function unsigned(bytes: Uint8Array): bigint {
 }
 
 /** The interpreted value of one v9 field (reference §7.7): see docs/formats/datagram.md for the rules. */
-function interpret(f: NetflowTemplateField, raw: Uint8Array): FieldValue {
+function interpret(f: NetflowTemplateField, raw: Uint8Array, ignoreControlCharacters: boolean): FieldValue {
   const n = raw.length;
   if (f.scope) return interpretByLength(raw);
   if (COUNTER_TYPES.has(f.type) && n <= 8) return field('DECIMAL', unsigned(raw).toString());
@@ -275,7 +278,8 @@ function interpret(f: NetflowTemplateField, raw: Uint8Array): FieldValue {
   if (NAME_TYPES.has(f.type)) {
     let end = n;
     while (end > 0 && raw[end - 1] === 0) end--;
-    return Buffer.from(raw.buffer, raw.byteOffset, end).toString('utf8');
+    const bytes = Buffer.from(raw.buffer, raw.byteOffset, end);
+    return (ignoreControlCharacters ? removeControlCharacters(bytes) : bytes).toString('utf8');
   }
   return interpretByLength(raw);
 }
@@ -507,7 +511,9 @@ class V9Decoder {
       for (const f of template.fields) {
         const bytes = this.#bytes.slice(offset, offset + f.length);
         if (mode !== 'interpretedOnly') raw.push(bytes);
-        if (mode !== 'rawOnly') values.push(interpret(f, bytes));
+        if (mode !== 'rawOnly') {
+          values.push(interpret(f, bytes, this.#options.ignoreControlCharacters === true));
+        }
         offset += f.length;
       }
       const record: FieldValue[] = [template.kind];

@@ -9,7 +9,19 @@ export interface SyslogParserOptions {
   charset: string;
   /** Remove ASCII control characters other than tab, LF and CR before parsing. */
   ignoreControlCharacters: boolean;
+  /** How a body splits into messages; see {@link SyslogFraming}. */
+  framing: SyslogFraming;
 }
+
+/**
+ * How a body splits into messages (docs/decisions/0055-one-syslog-datagram-is-one-message.md):
+ * - `auto`: octet counting (RFC 6587 §3.4.1) when the body starts with a digit, which no message can;
+ *   otherwise the body is one message, line feeds included (one datagram is one message, RFC 5426 §3.1);
+ * - `octetCounting`: every body is octet-counted;
+ * - `nonTransparent`: one message per line (RFC 6587 §3.4.2, LF or CRLF; empty lines skipped), as TCP
+ *   senders without octet counting write them.
+ */
+export type SyslogFraming = 'auto' | 'octetCounting' | 'nonTransparent';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const DAY_MS = 86_400_000;
@@ -19,8 +31,9 @@ const DAY_MS = 86_400_000;
  * `priority`, `facility`, `severity`, `version`, `timestamp`, `host`, `appName`, `procId`, `msgId`,
  * `structuredData`, `message`, `raw`; docs/formats/datagram.md).
  *
- * Framing: a body that starts with a digit is octet-counted (RFC 6587 §3.4.1, `<length> <message>…`); any other
- * body holds one message per line (LF or CRLF; empty lines are skipped). Formats: RFC 5424, RFC 3164 (the year,
+ * Framing as `options.framing` says ({@link SyslogFraming}); by default a body that starts with a digit is
+ * octet-counted (RFC 6587 §3.4.1, `<length> <message>…`) and any other body is one message, whose trailing LF,
+ * CRLF or NULs are not part of it. Formats: RFC 5424, RFC 3164 (the year,
  * which the message lacks, is the one that puts the time within 11 months before and 1 month after now, in UTC),
  * and the common non-standard forms (an RFC 3339 time without the version digit; no hostname).
  *
@@ -44,13 +57,13 @@ export function createSyslogParser(options: SyslogParserOptions): Parser {
       chunks.push(input.end().bytes);
       const body = Buffer.concat(chunks);
       chunks.length = 0;
-      return parseSyslogBody(body, Date.now());
+      return parseSyslogBody(body, Date.now(), options.framing);
     },
   };
 }
 
-/** Splits a UTF-8 body into messages and parses each; `nowMs` anchors the RFC 3164 year. */
-export function parseSyslogBody(body: Buffer, nowMs: number): ParseResult {
+/** Splits a UTF-8 body into messages as `framing` says and parses each; `nowMs` anchors the RFC 3164 year. */
+export function parseSyslogBody(body: Buffer, nowMs: number, framing: SyslogFraming = 'auto'): ParseResult {
   const records: ParsedRecord[] = [];
   const failures: ParseFailure[] = [];
   const one = (bytes: Buffer, offset: number): void => {
@@ -72,48 +85,71 @@ export function parseSyslogBody(body: Buffer, nowMs: number): ParseResult {
     }
   };
   const first = body[0];
-  if (first !== undefined && first >= 0x30 && first <= 0x39) {
-    let at = 0;
-    while (at < body.length) {
-      const space = body.indexOf(0x20, at);
-      const digits = space < 0 ? '' : body.toString('latin1', at, space);
-      if (!/^[1-9]\d{0,8}$/.test(digits)) {
-        // Whitespace between frames is tolerated; anything else breaks the framing.
-        if (/^\s+$/.test(body.toString('latin1', at))) break;
-        failures.push(framingFailure(body, at, records.length, 'expected an octet count and a space'));
-        break;
-      }
-      const length = Number(digits);
-      const start = space + 1;
-      if (start + length > body.length) {
-        failures.push(
-          framingFailure(
-            body,
-            at,
-            records.length,
-            `the octet count ${length} passes the end of the body by ${start + length - body.length} bytes`,
-          ),
-        );
-        break;
-      }
-      one(body.subarray(start, start + length), start);
-      at = start + length;
-      while (at < body.length && (body[at] === 0x0a || body[at] === 0x0d)) at++;
-    }
-  } else {
+  const counted = first !== undefined && first >= 0x30 && first <= 0x39;
+  if (framing === 'octetCounting' || (framing === 'auto' && counted)) {
+    splitOctetCounted(body, records, failures, one);
+  } else if (framing === 'nonTransparent') {
     let at = 0;
     while (at < body.length) {
       let end = body.indexOf(0x0a, at);
       if (end < 0) end = body.length;
-      let stop = end;
-      if (stop > at && body[stop - 1] === 0x0d) stop--;
-      // Datagrams from some senders end with a NUL.
-      while (stop > at && body[stop - 1] === 0) stop--;
+      const stop = trimEnd(body, at, end);
       if (stop > at) one(body.subarray(at, stop), at);
       at = end + 1;
     }
+  } else {
+    const stop = trimEnd(body, 0, body.length);
+    if (stop > 0) one(body.subarray(0, stop), 0);
   }
   return { records, failures };
+}
+
+/**
+ * Where a message in `body[from, to)` ends: before trailing NULs (some senders end datagrams with one), then a
+ * trailing LF or CRLF, which ends a line, not the text (rsyslog drops it on reception too).
+ */
+function trimEnd(body: Buffer, from: number, to: number): number {
+  let stop = to;
+  while (stop > from && body[stop - 1] === 0) stop--;
+  if (stop > from && body[stop - 1] === 0x0a) stop--;
+  if (stop > from && body[stop - 1] === 0x0d) stop--;
+  return stop;
+}
+
+/** RFC 6587 §3.4.1: `<length> <message>` frames; a count that passes the end of the body ends parsing. */
+function splitOctetCounted(
+  body: Buffer,
+  records: ParsedRecord[],
+  failures: ParseFailure[],
+  one: (bytes: Buffer, offset: number) => void,
+): void {
+  let at = 0;
+  while (at < body.length) {
+    const space = body.indexOf(0x20, at);
+    const digits = space < 0 ? '' : body.toString('latin1', at, space);
+    if (!/^[1-9]\d{0,8}$/.test(digits)) {
+      // Whitespace between frames is tolerated; anything else breaks the framing.
+      if (/^\s+$/.test(body.toString('latin1', at))) break;
+      failures.push(framingFailure(body, at, records.length, 'expected an octet count and a space'));
+      break;
+    }
+    const length = Number(digits);
+    const start = space + 1;
+    if (start + length > body.length) {
+      failures.push(
+        framingFailure(
+          body,
+          at,
+          records.length,
+          `the octet count ${length} passes the end of the body by ${start + length - body.length} bytes`,
+        ),
+      );
+      break;
+    }
+    one(body.subarray(start, start + length), start);
+    at = start + length;
+    while (at < body.length && (body[at] === 0x0a || body[at] === 0x0d)) at++;
+  }
 }
 
 function framingFailure(body: Buffer, at: number, recordIndex: number, detail: string): ParseFailure {
@@ -256,8 +292,9 @@ function rfc3339(text: string): number | undefined {
 }
 
 /**
- * RFC 3164 and the non-standard forms: `[TIMESTAMP SP] [HOSTNAME SP] TAG[PID]: MSG`, where TIMESTAMP is
- * `Mmm dd hh:mm:ss` or RFC 3339. A first word that is followed by `:` or holds `[` is a tag, not a hostname.
+ * RFC 3164 and the non-standard forms: `[TIMESTAMP SP] [HOSTNAME SP] TAG[PID]: MSG` (or `TAG[PID] MSG`, see
+ * `readTag`), where TIMESTAMP is `Mmm dd hh:mm:ss` or RFC 3339. A first word that is followed by `:` or holds `[`
+ * is a tag, not a hostname.
  */
 function parseBsd(text: string, record: PlainMap, nowMs: number): PlainMap {
   let rest = text;
@@ -280,14 +317,39 @@ function parseBsd(text: string, record: PlainMap, nowMs: number): PlainMap {
       rest = rest.slice(word[0].length);
     }
   }
-  const tag = /^([^\s:[]{1,48})(?:\[([^\]\s]*)\])?: ?/.exec(rest);
+  const tag = readTag(rest);
   if (tag) {
-    record.appName = tag[1] ?? null;
-    record.procId = tag[2] ?? null;
-    rest = rest.slice(tag[0].length);
+    record.appName = tag.appName;
+    record.procId = tag.procId;
+    rest = rest.slice(tag.length);
   }
   record.message = rest;
   return record;
+}
+
+/**
+ * The TAG at the start of `text` as rsyslog reads it (pmrfc3164): the characters up to the first `:` or space,
+ * the colon included; the app name is the tag up to `[` and the process id what stands between `[` and `]`. A tag
+ * ended by a space counts only when it holds `[PID]` (rsyslog's `TraditionalForwardFormat` writes a colon-less
+ * tag as received): a plain first word followed by a space stays in the message. One space after the tag
+ * separates it from the message and is not part of it.
+ */
+function readTag(
+  text: string,
+): { appName: string | null; procId: string | null; length: number } | undefined {
+  const m = /^([^\s:]{1,512})(:|(?= ))/.exec(text);
+  if (!m) return undefined;
+  const word = m[1] ?? '';
+  const open = word.indexOf('[');
+  const close = open < 0 ? -1 : word.indexOf(']', open);
+  if (m[2] !== ':' && close < 0) return undefined;
+  const appName = open < 0 ? word : word.slice(0, open);
+  const length = m[0].length + (text[m[0].length] === ' ' ? 1 : 0);
+  return {
+    appName: appName === '' ? null : appName,
+    procId: close < 0 ? null : word.slice(open + 1, close),
+    length,
+  };
 }
 
 /** `Mmm dd hh:mm:ss` in UTC, in the year that puts it between 11 months before and 1 month after `nowMs`. */

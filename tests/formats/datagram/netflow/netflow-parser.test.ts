@@ -151,6 +151,20 @@ describe('NetFlow v9', () => {
     expect(Object.keys(value).filter((k) => k === 'values' || k === 'rawValues')).toEqual(keys);
   });
 
+  it('removes control characters from name fields with ignoreControlCharacters (spec §2.3)', () => {
+    // Template 301: IF_NAME (type 82), 8 bytes: 'et\u0001h0' padded with NULs.
+    const template = flowset(0, [...u16(301), ...u16(1), ...u16(82), ...u16(8)]);
+    const data = flowset(301, [0x65, 0x74, 0x01, 0x68, 0x30, 0, 0, 0]);
+    const name = (ignoreControlCharacters: boolean): unknown =>
+      (
+        plain(parse(v9(1, template, data), { ignoreControlCharacters }).records[0]!.value) as {
+          values: Record<string, unknown>;
+        }
+      ).values['IF_NAME'];
+    expect(name(false)).toBe('et\u0001h0');
+    expect(name(true)).toBe('eth0');
+  });
+
   it('keeps templates across parses of one origin: template in one request, data in the next', () => {
     const source: ParseSource = { remoteAddress: '10.0.0.1', originState: new Map() };
     expect(parse(v9(1, TEMPLATE_300), {}, source)).toEqual({ records: [], failures: [] });

@@ -8,7 +8,7 @@ import {
 } from '../../../../src/formats/datagram/syslog/syslog-parser';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'formats', 'datagram', 'syslog');
-const UTF8: SyslogParserOptions = { charset: 'UTF-8', ignoreControlCharacters: false };
+const UTF8: SyslogParserOptions = { charset: 'UTF-8', ignoreControlCharacters: false, framing: 'auto' };
 
 function parse(body: string | Uint8Array, options: Partial<SyslogParserOptions> = {}): ParseResult {
   const parser = createSyslogParser({ ...UTF8, ...options });
@@ -32,8 +32,19 @@ describe('syslog messages from logger', () => {
     .filter((f) => f.endsWith('.packet'))
     .map((f) => f.slice(0, -'.packet'.length));
 
-  it('has fixtures for RFC 5424 and RFC 3164', () => {
-    expect(names).toEqual(expect.arrayContaining(['rfc5424-sd', 'rfc5424-plain', 'rfc3164']));
+  it('has fixtures for RFC 5424 and RFC 3164 from logger and rsyslog', () => {
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'rfc5424-sd',
+        'rfc5424-plain',
+        'rfc3164',
+        'rsyslog-forward-3164',
+        'rsyslog-forward-3164-tag-without-colon',
+        'rsyslog-forward-5424-multiline',
+        'logger-3164-multiline',
+        'logger-5424-octet-count',
+      ]),
+    );
   });
 
   it.each(names)('parses %s to the values logger was told to send', (name) => {
@@ -105,7 +116,7 @@ describe('syslog formats', () => {
     expect(november).toMatchObject({ timestamp: Date.UTC(2024, 0, 2) });
   });
 
-  it('reads the non-standard RFC 3339 date without a version digit, and a message without hostname', () => {
+  it('reads the non-standard RFC 3339 date without a version digit, a message without hostname, and TAG[PID] without a colon', () => {
     expect(parse('<14>2021-05-06T07:08:09.5Z web01 nginx[12]: GET /').records[0]!.value).toMatchObject({
       version: 0,
       timestamp: Date.UTC(2021, 4, 6, 7, 8, 9, 500),
@@ -120,6 +131,17 @@ describe('syslog formats', () => {
       procId: '55',
       message: 'job done',
     });
+    expect(parse('<14>Mar  4 05:06:07 host cron[55] job done').records[0]!.value).toMatchObject({
+      host: 'host',
+      appName: 'cron',
+      procId: '55',
+      message: 'job done',
+    });
+    expect(parse('<14>Mar  4 05:06:07 host cron job done').records[0]!.value).toMatchObject({
+      appName: null,
+      procId: null,
+      message: 'cron job done',
+    });
     expect(parse('<14>no header at all').records[0]!.value).toMatchObject({
       timestamp: null,
       message: 'no header at all',
@@ -128,9 +150,25 @@ describe('syslog formats', () => {
 });
 
 describe('syslog framing', () => {
-  it('splits a body by lines, skipping empty ones', () => {
-    const { records } = parse('<14>1 - - a - - - one\r\n\n<14>1 - - b - - - two\n');
+  it('reads a body as one message by default, keeping its line feeds and dropping a trailing LF or NUL', () => {
+    const { records, failures } = parse('<14>1 - - a - - - one\r\n<14>1 - - b - - - two\r\n\u0000');
+    expect(failures).toEqual([]);
+    expect(records.map((r) => (r.value as { message: string }).message)).toEqual([
+      'one\r\n<14>1 - - b - - - two',
+    ]);
+  });
+
+  it('splits a body by lines, skipping empty ones, with nonTransparent framing', () => {
+    const { records } = parse('<14>1 - - a - - - one\r\n\n<14>1 - - b - - - two\n', {
+      framing: 'nonTransparent',
+    });
     expect(records.map((r) => (r.value as { message: string }).message)).toEqual(['one', 'two']);
+  });
+
+  it('fails a body without an octet count when octetCounting framing is asked for', () => {
+    const { records, failures } = parse('<14>1 - - a - - - one', { framing: 'octetCounting' });
+    expect(records).toEqual([]);
+    expect(failures).toMatchObject([{ code: 'ORIGIN_SYSLOG_MALFORMED', canContinue: false }]);
   });
 
   it('splits an octet-counted body (RFC 6587), where messages may hold newlines', () => {
@@ -149,7 +187,9 @@ describe('syslog framing', () => {
   });
 
   it('fails a message without priority and goes on with the next', () => {
-    const { records, failures } = parse('hello\n<999>bad\n<14>1 - - - - - - ok');
+    const { records, failures } = parse('hello\n<999>bad\n<14>1 - - - - - - ok', {
+      framing: 'nonTransparent',
+    });
     expect(records).toHaveLength(1);
     expect(failures.map((f) => [f.code, f.recordIndex, f.byteOffset])).toEqual([
       ['ORIGIN_SYSLOG_MALFORMED', 0, 0],

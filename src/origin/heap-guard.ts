@@ -1,0 +1,59 @@
+import { getHeapStatistics } from 'node:v8';
+import { OriginError } from '../errors/origin-error';
+
+/** How long a reading of the heap is reused: reading it costs about a microsecond, a small request a few dozen. */
+const SAMPLE_MS = 10;
+
+/** What the guard reads of the heap; `v8.getHeapStatistics` in production, a stand-in in unit tests. */
+export type HeapReader = () => { readonly used_heap_size: number; readonly heap_size_limit: number };
+
+/**
+ * Keeps the process from dying of heap exhaustion (decision 0040): new requests are refused with 503
+ * `ORIGIN_HTTP_LOW_MEMORY` (with Retry-After) while the V8 heap is more than `limitPercent` used, and a body being
+ * read stops with the same error when the heap passes halfway from that limit to full, so requests already
+ * admitted keep the room between the two to finish in. `limitPercent` 100 turns the guard off (the heap is never
+ * more than full). The heap is read at most every {@link SAMPLE_MS} ms, from the caller's clock.
+ */
+export class HeapGuard {
+  readonly #admitBelow: number;
+  readonly #readBelow: number;
+  readonly #limitPercent: number;
+  readonly #read: HeapReader;
+  #readAt = Number.NEGATIVE_INFINITY;
+  #usedFraction = 0;
+
+  constructor(limitPercent: number, read: HeapReader = getHeapStatistics) {
+    this.#limitPercent = limitPercent;
+    this.#admitBelow = limitPercent / 100;
+    this.#readBelow = (limitPercent + 100) / 200;
+    this.#read = read;
+  }
+
+  /** Throws `ORIGIN_HTTP_LOW_MEMORY` when a new request should not be admitted; `now` is `performance.now()`. */
+  admit(now: number): void {
+    if (this.#limitPercent >= 100) return;
+    if (this.#used(now) > this.#admitBelow) throw this.#lowMemory();
+  }
+
+  /** Throws `ORIGIN_HTTP_LOW_MEMORY` when an admitted request should stop reading its body. */
+  keepReading(now: number): void {
+    if (this.#limitPercent >= 100) return;
+    if (this.#used(now) > this.#readBelow) throw this.#lowMemory();
+  }
+
+  #used(now: number): number {
+    if (now - this.#readAt >= SAMPLE_MS || now < this.#readAt) {
+      const heap = this.#read();
+      this.#usedFraction = heap.used_heap_size / heap.heap_size_limit;
+      this.#readAt = now;
+    }
+    return this.#usedFraction;
+  }
+
+  #lowMemory(): OriginError {
+    return new OriginError('ORIGIN_HTTP_LOW_MEMORY', {
+      usedPercent: Math.round(this.#usedFraction * 100),
+      limitPercent: this.#limitPercent,
+    });
+  }
+}
