@@ -213,16 +213,16 @@ export const ERROR_TABLE = {
     httpStatus: 503,
     message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
   },
-  ORIGIN_HTTP_TOO_MANY_CONNECTIONS: {
-    category: 'limit',
-    httpStatus: 503,
-    message: 'The origin already has maxConnections {maxConnections} connections open; retry later.',
-  },
   ORIGIN_HTTP_LOW_MEMORY: {
     category: 'limit',
     httpStatus: 503,
     message:
       'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
+  },
+  ORIGIN_HTTP_TOO_MANY_CONNECTIONS: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'The origin already has maxConnections {maxConnections} connections open; retry later.',
   },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',

@@ -169,7 +169,7 @@ function httpSchema(): JsonSchema {
       85,
       1,
       100,
-      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent of its limit used; a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
+      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent used (of its limit less the 48 MiB young generation, where a process really runs out); a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
     ),
     useKerberosWithSpnego: bool(
       false,
@@ -228,6 +228,12 @@ function httpSchema(): JsonSchema {
       0,
       undefined,
       '(addition) Every this many body bytes received give the body one more second beyond bodyReadTimeoutMs (the rule of Apache mod_reqtimeout, `body=20,MinRate=500`): a client that keeps up this rate is never cut off by bodyReadTimeoutMs. 0: bodyReadTimeoutMs bounds the whole body.',
+    ),
+    clientReadTimeoutMs: integer(
+      20000,
+      0,
+      MAX_TIMER_MS,
+      '(addition) How long a client may go without reading any of its answer while the answer is being sent, in milliseconds; then the connection is closed, so a client that never reads a large answer does not hold its memory. 0: no timeout.',
     ),
     keepAliveTimeoutMs: integer(
       5000,

@@ -9,6 +9,7 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
+import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
@@ -363,7 +364,11 @@ export function refuse(
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
     // A large body left unread would be drained by Node to keep the connection alive; closing is cheaper.
-    if (!request.bodyRead && !req.complete) headers['Connection'] = 'close';
+    if (!request.bodyRead && !req.complete) {
+      headers['Connection'] = 'close';
+      // The client may still be sending: it must get to read this answer before the connection goes.
+      lingerOnClose(req.socket);
+    }
     send(ctx, res, rendered, headers);
     request.written?.();
   };
@@ -746,7 +751,7 @@ function pipelineError(error: unknown): OriginError {
 }
 
 function send(
-  ctx: Pick<RequestContext, 'isClosing'>,
+  ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
@@ -758,6 +763,10 @@ function send(
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
+  // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
+  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
+  const { clientReadTimeoutMs } = ctx.config.http;
+  if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
 }
 
 function failureError(failure: ParseFailure): OriginError {

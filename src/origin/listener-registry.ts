@@ -190,7 +190,7 @@ function capConnections(
  */
 export function createRequestServer(
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
-  options: Omit<ListenOptions, 'host' | 'port' | 'maxConnections'>,
+  options: Pick<ListenOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'tls'>,
 ): Server | HttpsServer {
   const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
   const httpOptions = {
@@ -268,9 +268,23 @@ function answerClientError(error: Error & { code?: string; rawPacket?: Buffer },
   if (packet === 'TRACK ')
     socket.end(plainAnswer(405, 'Method Not Allowed', `Allow: ${ALLOWED_METHODS}\r\n`));
   else if (error.code === 'HPE_HEADER_OVERFLOW')
-    socket.end(plainAnswer(431, 'Request Header Fields Too Large'));
+    socket.end(
+      isLongRequestLine(error.rawPacket)
+        ? plainAnswer(414, 'URI Too Long')
+        : plainAnswer(431, 'Request Header Fields Too Large'),
+    );
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end(plainAnswer(408, 'Request Timeout'));
   else socket.end(plainAnswer(400, 'Bad Request'));
+}
+
+/**
+ * Whether the head that passed Node's 16 KiB limit is a request line still unfinished: the packet the parser failed
+ * on starts with a method and holds no line end. A long URL nearly always arrives that way (in one write); a URL
+ * split over several packets is told apart from a long header by nothing Node reports, and gets 431.
+ */
+function isLongRequestLine(packet: Buffer | undefined): boolean {
+  if (packet === undefined) return false;
+  return /^[A-Z]{3,7} /.test(packet.subarray(0, 8).toString('latin1')) && !packet.includes(0x0a);
 }
 
 function plainAnswer(status: number, reason: string, extraHeaders = ''): string {

@@ -16,7 +16,7 @@ function configWith(flag: string): Record<string, unknown> {
 }
 
 describe('options of features not built yet', () => {
-  const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+  const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   afterAll(() => pool.close());
 
   it.each(NOT_YET_BUILT.map((f) => [f.flag, f] as const))('%s is refused by new Origin', (flag) => {

@@ -80,6 +80,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     headersTimeoutMs: 20000,
     bodyReadTimeoutMs: 20000,
     minBodyBytesPerSecond: 500,
+    clientReadTimeoutMs: 20000,
     keepAliveTimeoutMs: 5000,
     maxConnections: 1000,
     retryAfterSeconds: 1,
