@@ -126,6 +126,8 @@ class ServedRequest implements SlotWaiter {
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
   #finished = false;
+  /** `fail` has begun answering: its answer may wait for the rest of a small body. */
+  #refusing = false;
 
   constructor(
     ctx: RequestContext,
@@ -304,7 +306,8 @@ class ServedRequest implements SlotWaiter {
 
   /** Answers with the envelope of what stopped the request, unless it was answered already. */
   fail(thrown: unknown): void {
-    if (this.#finished) return;
+    if (this.#finished || this.#refusing) return;
+    this.#refusing = true;
     const ctx = this.#ctx;
     const error = asOriginError(thrown);
     // The slot goes first, as it would from a `finally`: the next request need not wait for this answer.
@@ -314,9 +317,10 @@ class ServedRequest implements SlotWaiter {
       bodyRead: this.#bodyRead,
       startedAt: this.#startedAt,
       headers: this.#replyHeaders,
+      // The answer may wait for the rest of a small body (drainSmallBody); the request is done once it is written.
+      written: () => this.finish(),
     });
     if (error.code === 'ORIGIN_PIPELINE_STOPPED') ctx.stopPipeline(error);
-    this.finish();
   }
 
   finish(): void {
@@ -346,6 +350,8 @@ export function refuse(
     startedAt: number;
     /** Headers the answer carries besides those of the status (`WWW-Authenticate`). */
     headers?: Readonly<Record<string, string>>;
+    /** Called once the answer is written (at once, or after the rest of a small body was read). */
+    written?: () => void;
   },
 ): void {
   const rendered = ctx.renderer.rejection(
@@ -364,6 +370,7 @@ export function refuse(
       lingerOnClose(req.socket);
     }
     send(ctx, res, rendered, headers);
+    request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';

@@ -188,6 +188,31 @@ describe('drain and no loss', () => {
   });
 });
 
+describe('destroy() under load (Found 7)', () => {
+  it('no 503 was processed; every 504 and every 200 was, once', async () => {
+    const total = 800;
+    const { origin, url, seen } = await rig({ maxConcurrentRequests: 8, queueSize: 200 }, 5);
+    let destroyed: Promise<void> | undefined;
+    const tally = await sendAll(url, 32, total, (progress) => {
+      if (destroyed === undefined && progress.ok.length >= 100 && progress.clientsAnswered === 32) {
+        destroyed = origin.destroy();
+      }
+    });
+    await destroyed;
+    // The pipeline's last batches finish after the destroy: wait for them before counting.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const abandoned = tally.other.filter((answer) => answer.status === 504).map((answer) => answer.n);
+    report('destroy() mid-run', total, tally);
+    expect(tally.other.filter((answer) => answer.status !== 504)).toEqual([]);
+    expect(tally.badHeaders).toEqual([]);
+    const processed = new Set(seen);
+    expect(seen).toHaveLength(processed.size);
+    for (const n of tally.ok) expect(processed.has(n)).toBe(true);
+    for (const n of abandoned) expect(processed.has(n)).toBe(true);
+    for (const { n } of tally.unavailable) expect(processed.has(n)).toBe(false);
+  });
+});
+
 describe('a refused request with a small body', () => {
   /** Sends `head` at once and `body` once the server has had a moment; resolves with all the socket got. */
   function exchange(url: string, head: string, body: string | undefined): Promise<string> {
