@@ -6,6 +6,22 @@
 // The origin and its configuration.
 export { Origin, type OriginEvents, type OriginOptions, type OriginState } from './origin/origin';
 export type { OriginMetricsSnapshot } from './origin/origin-metrics';
+export type {
+  GatewayApi,
+  GatewayRegistration,
+  GatewayService,
+  ServiceGateway,
+} from './origin/gateway-service';
+export { Gateway, type GatewayOptions } from './gateway/gateway';
+export type {
+  GatewayAuthenticated,
+  GatewayAuthentication,
+  GatewayAuthenticator,
+  GatewayRejected,
+  GatewayUser,
+} from './gateway/gateway-authenticator';
+export { ANY, EVERYONE_READS, InMemoryAcl, type GatewayAuthorizer } from './gateway/authorizer';
+export { ROLE_PROFILES, type RoleProfile } from './gateway/roles';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';
 export type {

@@ -22,6 +22,7 @@ import { bodyPlanFor } from './body-plan';
 import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -81,6 +82,16 @@ export interface OriginOptions {
    * `start()` and at every `reloadTls()`; see docs/security.md. The config itself stays plain data.
    */
   readonly tlsCredentials?: TlsCredentials;
+  /**
+   * The API gateway that serves this origin when `http.useApiGateway` is on (required then): `start()` registers
+   * `http.gatewayServiceName` on it instead of listening on a port, `close()` unregisters. See docs/gateway.md.
+   */
+  readonly gateway?: ServiceGateway;
+  /**
+   * The pipeline's name as the gateway's authorizer knows it ("may user U read pipeline P"); `general.name` by
+   * default. Used in gateway mode only.
+   */
+  readonly pipeline?: string;
 }
 
 /**
@@ -107,6 +118,9 @@ export class Origin {
   readonly #authenticator: Authenticator | undefined;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
+  readonly #gateway: ServiceGateway | undefined;
+  readonly #pipeline: string;
+  #registration: GatewayRegistration | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
   #requestCounter = 0;
@@ -115,7 +129,9 @@ export class Origin {
   constructor(config: unknown, options: OriginOptions) {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
-    refuseUnsupported(this.config);
+    requireGateway(this.config, options.gateway);
+    this.#gateway = this.config.http.useApiGateway ? options.gateway : undefined;
+    this.#pipeline = options.pipeline ?? this.config.general.name;
     this.#tls = tlsSettingsFor(this.config.tls, {
       resourcesDirectory: this.config.general.resourcesDirectory,
       credentials: options.tlsCredentials ?? {},
@@ -224,6 +240,7 @@ export class Origin {
     if (this.#state !== 'idle')
       throw new OriginError('ORIGIN_STATE_INVALID', { action: 'start', state: this.#state });
     this.#state = 'starting';
+    if (this.#gateway) return this.#register(this.#gateway);
     const { http } = this.config;
     try {
       await this.#authenticator?.prepare?.();
@@ -246,6 +263,43 @@ export class Origin {
     this.#url = endpointUrl(this.#tls ? 'https' : 'http', http.host, this.#lease.address.port);
     this.#emit('start', { url: this.#url, description: this.describe() });
     return this.#url;
+  }
+
+  /**
+   * Gateway mode: prepares what requests need, then registers with the gateway instead of listening; the
+   * endpoint is the gateway's URL of the service. Rejects with the gateway's `ORIGIN_GATEWAY_*` error, leaving
+   * the origin `failed` (and the gateway's other services untouched).
+   */
+  async #register(gateway: ServiceGateway): Promise<string> {
+    try {
+      await this.#context.renderer.prepare?.();
+      this.#registration = gateway.register(this.#service());
+    } catch (error) {
+      this.#state = 'failed';
+      throw error;
+    }
+    this.#state = 'listening';
+    this.#url = this.#registration.url;
+    this.#emit('start', { url: this.#url, description: this.describe() });
+    return this.#url;
+  }
+
+  /** This origin as a service of the gateway: served in process, on the same request path as a port's. */
+  #service(): GatewayService {
+    const { http } = this.config;
+    return {
+      name: http.gatewayServiceName,
+      api: http.requireGatewayAuthentication ? 'secure' : 'public',
+      pipeline: this.#pipeline,
+      serve: (req, res, identity) => serveRequest(this.#context, req, res, undefined, identity),
+      refuse: (req, res, error, headers) =>
+        refuse(this.#context, req, res, error, {
+          requestId: this.#context.nextRequestId(),
+          bodyRead: false,
+          startedAt: performance.now(),
+          ...(headers === undefined ? {} : { headers }),
+        }),
+    };
   }
 
   /**
@@ -326,6 +380,8 @@ export class Origin {
     this.#runningBatches.stop();
     this.#authenticator?.release?.();
     this.#lease = undefined;
+    this.#registration?.unregister();
+    this.#registration = undefined;
     this.#emit('stop', reason ? { reason } : {});
   }
 
@@ -368,14 +424,14 @@ export class Origin {
   }
 }
 
-/** Options that exist in the config but that this version cannot serve yet: refused, never silently ignored. */
-function refuseUnsupported(config: OriginConfig): void {
-  const problems: ConfigProblem[] = [];
-  const unsupported = (path: string, value: unknown): void => {
-    problems.push({ path, message: `${JSON.stringify(value)} is not supported by this version yet` });
+/** Gateway mode needs the gateway from the host: refused at construction rather than at `start()`. */
+function requireGateway(config: OriginConfig, gateway: ServiceGateway | undefined): void {
+  if (!config.http.useApiGateway || gateway !== undefined) return;
+  const problem: ConfigProblem = {
+    path: '/http/useApiGateway',
+    message: 'true needs the gateway that serves the origin: pass it as options.gateway (docs/gateway.md)',
   };
-  if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
-  if (problems.length > 0) throw new ConfigError(problems);
+  throw new ConfigError([problem]);
 }
 
 /**

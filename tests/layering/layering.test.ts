@@ -77,6 +77,8 @@ describe('a copy of the source tree with forbidden imports', () => {
     inject('src/http/content-encoding.ts', "import { request } from 'undici';");
     inject('src/tls/pem-blocks.ts', "import type { OriginConfig } from '../origin/config';");
     inject('src/auth/identity-attributes.ts', "import type { OriginConfig } from '../origin/config';");
+    inject('src/gateway/roles.ts', "import type { OriginConfig } from '../origin/config';");
+    inject('src/origin/in-flight.ts', "import { Gateway } from '../gateway/gateway';");
     // A circle of two new files.
     writeFileSync(
       join(copy, 'src/formats/ping.ts'),
@@ -124,6 +126,8 @@ describe('a copy of the source tree with forbidden imports', () => {
     ['runtime-not-to-dev-dependency', 'src/http/content-encoding.ts', 'undici'],
     ['tls-imports-only-errors', 'src/tls/pem-blocks.ts', 'src/origin/config.ts'],
     ['auth-imports-only-errors', 'src/auth/identity-attributes.ts', 'src/origin/config.ts'],
+    ['gateway-through-origin-contract', 'src/gateway/roles.ts', 'src/origin/config.ts'],
+    ['only-hosts-import-gateway', 'src/origin/in-flight.ts', 'src/gateway/gateway.ts'],
     ['no-circular', 'src/formats/ping.ts', 'src/formats/pong.ts'],
   ])('reports %s for %s → %s', (rule, from, to) => {
     expect(violations).toContainEqual(
