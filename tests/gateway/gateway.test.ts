@@ -22,7 +22,7 @@ const USERS = [
 
 let records: DataRecord[] = [];
 const pool = new InProcessRunnerPool(
-  4,
+  10,
   (batch) => {
     records = batch.records;
     new SendResponse().write(batch);
@@ -289,5 +289,61 @@ describe('Gateway authentication and authorization', () => {
     expect(answer.status).toBe(503);
     expect(answer.body.errorMessage).toMatch(/^ORIGIN_GATEWAY_AUTHENTICATOR_FAILED - /);
     expect(answer.body.errorMessage).not.toContain('10.0.0.1');
+  });
+});
+
+describe('Gateway and the origin behind it', () => {
+  it('keeps identity attributes unforgeable and checks application IDs from the caller query', async () => {
+    const { gateway, url } = await startGateway();
+    const origin = new Origin(
+      gatewayConfig('ids', false, { http: { applicationIds: ['app-1'], applicationIdInUrl: true } }),
+      { runners: pool, gateway },
+    );
+    await origin.start();
+    stops.push(() => origin.close());
+    const forged = { authenticatedUser: 'root', authenticationMethod: 'gateway' };
+    expect((await send(`${url}public-rest/v1/gateway/ids/x`, { headers: forged })).status).toBe(403);
+    const answer = await send(`${url}public-rest/v1/gateway/ids/x?engineApplicationId=app-1&k=v`, {
+      headers: forged,
+    });
+    expect(answer.status).toBe(200);
+    const attributes = records[0]?.header.attributes() ?? {};
+    expect(attributes['authenticatedUser']).toBeUndefined();
+    expect(attributes['authenticationMethod']).toBeUndefined();
+    expect(attributes).toMatchObject({ path: '/x', queryString: 'k=v' });
+  });
+
+  it('counts the gateway refusals of a service in its metrics and rejection events', async () => {
+    const { gateway, url } = await startGateway({ authenticator: new ListAuthenticator(USERS) });
+    const origin = await startService(gateway, 'orders', true);
+    const codes: string[] = [];
+    origin.on('rejection', ({ code }) => codes.push(code));
+    await request(`${url}rest/v1/gateway/orders`, { method: 'POST', body: '{}' }).then((r) => r.body.dump());
+    await send(`${url}rest/v1/gateway/orders`);
+    await send(`${url}rest/v1/gateway/orders`, {
+      headers: { authorization: basic('guest', 'guest-secret') },
+    });
+    expect(codes).toEqual([
+      'ORIGIN_GATEWAY_REQUESTED_BY_MISSING',
+      'ORIGIN_AUTH_CREDENTIALS_MISSING',
+      'ORIGIN_GATEWAY_ROLE_MISSING',
+    ]);
+    expect(origin.metrics().rejectedByReason).toMatchObject({
+      ORIGIN_GATEWAY_REQUESTED_BY_MISSING: 1,
+      ORIGIN_AUTH_CREDENTIALS_MISSING: 1,
+      ORIGIN_GATEWAY_ROLE_MISSING: 1,
+    });
+  });
+
+  it('streams a large body to the origin and answers every record', async () => {
+    const { gateway, url } = await startGateway();
+    await startService(gateway, 'bulk', false);
+    const body = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ i, pad: 'x'.repeat(40) })).join(
+      '\n',
+    );
+    const answer = await send(`${url}public-rest/v1/gateway/bulk`, { body });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toHaveLength(20_000);
+    expect(records[19_999]?.get('/i')).toBe(19_999);
   });
 });
