@@ -213,6 +213,16 @@ export const ERROR_TABLE = {
     httpStatus: 403,
     message: "The user may not read pipeline '{pipeline}'.",
   },
+  ORIGIN_GATEWAY_SECRET_INVALID: {
+    category: 'auth',
+    httpStatus: 403,
+    message: 'The request did not come through the gateway this origin is registered with.',
+  },
+  ORIGIN_GATEWAY_UPSTREAM_FAILED: {
+    category: 'request',
+    httpStatus: 502,
+    message: "The gateway could not reach service '{service}': {detail}.",
+  },
   ORIGIN_GATEWAY_AUTHENTICATOR_FAILED: {
     category: 'auth',
     httpStatus: 503,

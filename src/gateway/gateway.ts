@@ -14,9 +14,9 @@ import type {
   GatewayService,
   ServiceGateway,
 } from '../origin/gateway-service';
-import { renderJsonEnvelopeError } from '../response/json-response';
 import { EVERYONE_READS, type GatewayAuthorizer } from './authorizer';
 import type { GatewayAuthenticator, GatewayUser } from './gateway-authenticator';
+import { RemoteForwarder, answerWithEnvelope, type RemoteService } from './remote-service';
 import { ROLE_PROFILES, holdsOneOf } from './roles';
 
 /** How a host sets up its gateway. */
@@ -64,6 +64,7 @@ export class Gateway implements ServiceGateway {
   readonly #authorizer: GatewayAuthorizer;
   readonly #secureApiRoles: readonly string[];
   readonly #services = new Map<string, GatewayService>();
+  readonly #remotes = new Set<RemoteForwarder>();
   #server: Server | undefined;
   #url: string | undefined;
   #state: 'idle' | 'listening' | 'closed' = 'idle';
@@ -118,7 +119,32 @@ export class Gateway implements ServiceGateway {
       server.closeIdleConnections();
       await closed;
     }
+    await Promise.all([...this.#remotes].map((remote) => remote.close()));
     await this.#options.authenticator?.close?.();
+  }
+
+  /**
+   * Registers an origin that runs in another process (decision 0067): requests are forwarded to `remote.url`
+   * over an undici pool with the registration's secret, which the origin was given as `options.gatewaySecret`.
+   * Same errors as {@link Gateway.register}; `unregister()` also closes the pool.
+   */
+  registerRemote(remote: RemoteService): GatewayRegistration {
+    const forwarder = new RemoteForwarder(remote);
+    let registration: GatewayRegistration;
+    try {
+      registration = this.register(forwarder);
+    } catch (error) {
+      void forwarder.close();
+      throw error;
+    }
+    this.#remotes.add(forwarder);
+    return {
+      url: registration.url,
+      unregister: () => {
+        registration.unregister();
+        if (this.#remotes.delete(forwarder)) void forwarder.close();
+      },
+    };
   }
 
   register(service: GatewayService): GatewayRegistration {
@@ -143,11 +169,13 @@ export class Gateway implements ServiceGateway {
 
   #route(req: IncomingMessage, res: ServerResponse): void {
     const route = routeOf(req.url ?? '/');
-    if (route === undefined) return answerAlone(res, new OriginError('ORIGIN_GATEWAY_PATH_UNKNOWN'));
+    if (route === undefined)
+      return answerWithEnvelope(req, res, new OriginError('ORIGIN_GATEWAY_PATH_UNKNOWN'));
     const service = this.#services.get(route.service);
     if (service === undefined || service.api !== route.api) {
       const api = route.api === 'secure' ? 'secure (/rest)' : 'public (/public-rest)';
-      return answerAlone(
+      return answerWithEnvelope(
+        req,
         res,
         new OriginError('ORIGIN_GATEWAY_SERVICE_NOT_FOUND', { service: route.service, api }),
       );
@@ -226,14 +254,4 @@ function carriesCredentials(req: IncomingMessage): boolean {
 /** `Basic` of `Basic realm="gateway"`: the scheme a 401's message names. */
 function schemeOf(challenge: string): string {
   return challenge.split(' ', 1)[0] || 'gateway';
-}
-
-/** Answers a request no service owns with the default JSON envelope, and closes the connection if a body is left. */
-function answerAlone(res: ServerResponse, error: OriginError): void {
-  const rendered = renderJsonEnvelopeError(error.httpStatus, error.describe(), { charset: 'UTF-8' });
-  const headers: Record<string, string | number> = { ...rendered.headers };
-  headers['Content-Length'] = Buffer.byteLength(rendered.body as Buffer | string);
-  if (!res.req.complete) headers['Connection'] = 'close';
-  res.writeHead(rendered.status, headers);
-  res.end(rendered.body);
 }

@@ -4,6 +4,11 @@ import { hostname } from 'node:os';
 import type { AuthenticationMethod, Authenticator } from '../auth/authenticator';
 import { authenticationMethodOf, ignoredAuthenticationOptions } from '../auth/authentication-method';
 import { authenticatorFor } from '../auth/authenticator-for';
+import {
+  ForwardedAuthenticator,
+  GATEWAY_SECRET_HEADER,
+  GATEWAY_USER_HEADER,
+} from '../auth/forwarded-authenticator';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
@@ -92,6 +97,12 @@ export interface OriginOptions {
    * default. Used in gateway mode only.
    */
   readonly pipeline?: string;
+  /**
+   * Gateway mode with the gateway in another process (decision 0067): instead of `gateway`, the secret the host
+   * registered this origin's URL with (`gateway.registerRemote`). The origin then listens on `http.port` (with
+   * its TLS options, which secure gateway → origin) and answers 403 to any request without the secret.
+   */
+  readonly gatewaySecret?: string;
 }
 
 /**
@@ -129,14 +140,15 @@ export class Origin {
   constructor(config: unknown, options: OriginOptions) {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
-    requireGateway(this.config, options.gateway);
+    requireGateway(this.config, options.gateway ?? options.gatewaySecret);
     this.#gateway = this.config.http.useApiGateway ? options.gateway : undefined;
     this.#pipeline = options.pipeline ?? this.config.general.name;
     this.#tls = tlsSettingsFor(this.config.tls, {
       resourcesDirectory: this.config.general.resourcesDirectory,
       credentials: options.tlsCredentials ?? {},
     });
-    this.#authenticator = authenticatorFor(this.config);
+    const forwarded = this.config.http.useApiGateway && !options.gateway ? options.gatewaySecret : undefined;
+    this.#authenticator = forwarded ? new ForwardedAuthenticator(forwarded) : authenticatorFor(this.config);
     warnIgnoredAuthentication(this.config);
     this.#runners = options.runners;
     warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
@@ -175,7 +187,7 @@ export class Origin {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
         copyApplicationId: http.copyApplicationId,
         copyCookieHeaders: http.copyCookieHeaders,
-        reservedAttributes: reservedAttributeNames(formats),
+        reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
@@ -425,13 +437,23 @@ export class Origin {
 }
 
 /** Gateway mode needs the gateway from the host: refused at construction rather than at `start()`. */
-function requireGateway(config: OriginConfig, gateway: ServiceGateway | undefined): void {
+function requireGateway(config: OriginConfig, gateway: ServiceGateway | string | undefined): void {
   if (!config.http.useApiGateway || gateway !== undefined) return;
   const problem: ConfigProblem = {
     path: '/http/useApiGateway',
-    message: 'true needs the gateway that serves the origin: pass it as options.gateway (docs/gateway.md)',
+    message:
+      'true needs the gateway that serves the origin: pass it as options.gateway, or options.gatewaySecret for a gateway in another process (docs/gateway.md)',
   };
   throw new ConfigError([problem]);
+}
+
+/** The reserved names plus the gateway's forwarding headers: the secret must never reach a record. */
+function withGatewayHeaders(reserved: { has(lowerCaseName: string): boolean }): {
+  has(lowerCaseName: string): boolean;
+} {
+  return {
+    has: (name) => name === GATEWAY_SECRET_HEADER || name === GATEWAY_USER_HEADER || reserved.has(name),
+  };
 }
 
 /**
