@@ -82,6 +82,10 @@ export class RemoteForwarder implements GatewayService {
           res.writeHead(statusCode, forwardedHeaders(answerHeaders as IncomingHttpHeaders));
           body.pipe(res);
           body.on('error', () => res.destroy());
+          // A client that goes away frees the upstream connection rather than leaving the answer unread.
+          res.on('close', () => {
+            if (!res.writableFinished) body.destroy();
+          });
         },
         (error: unknown) => {
           const detail = error instanceof Error ? error.message : String(error);
