@@ -77,11 +77,12 @@ module.exports = {
       name: 'gateway-through-origin-contract',
       severity: 'error',
       comment:
-        'gateway/ (the API gateway: routing, X-Requested-By, authenticators, authorization) builds on auth/, errors/, http/ and response/, and sees the origin only through the contract the origin owns, src/origin/gateway-service.ts (decision 0065); it knows nothing of formats, records, pipelines or TLS stores.',
+        'gateway/ (the API gateway: routing, X-Requested-By, authenticators, authorization) builds on auth/, errors/, http/ and response/, and sees the origin only through the contract the origin owns, src/origin/gateway-service.ts (decision 0065); of tls/ only resource-file.ts (the file realm reads its users file like a keystore); it knows nothing of formats, records, pipelines or TLS stores.',
       from: { path: '^src/gateway/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(gateway|auth|errors|http|response)/|^src/origin/gateway-service\\.ts$',
+        pathNot:
+          '^src/(gateway|auth|errors|http|response)/|^src/origin/gateway-service\\.ts$|^src/tls/resource-file\\.ts$',
       },
     },
     {
@@ -98,6 +99,14 @@ module.exports = {
       comment: 'cli/ is the top: only the package root (index.ts) may re-export from it.',
       from: { path: '^src/', pathNot: '^src/(cli/|index\\.ts$)' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'nothing-imports-testing',
+      severity: 'error',
+      comment:
+        "testing/ (the `./testing` entry: createTestOrigin, inject) drives the origin from outside, as a host's tests do; nothing of the library depends on it.",
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
     },
     {
       name: 'nothing-imports-an-entry-point',

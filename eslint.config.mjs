@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'tests/fixtures/**', '.tmp/**'] },
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'tests/fixtures/**', '.tmp/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

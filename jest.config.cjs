@@ -13,6 +13,9 @@ module.exports = {
     ],
   },
   // Examples and tests import the package by name, as users do; it resolves to the source.
-  moduleNameMapper: { '^rest-service-origin$': '<rootDir>/src/index.ts' },
+  moduleNameMapper: {
+    '^rest-service-origin$': '<rootDir>/src/index.ts',
+    '^rest-service-origin/testing$': '<rootDir>/src/testing/index.ts',
+  },
   testTimeout: 30000,
 };

@@ -2,8 +2,8 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    // The library: ESM and CJS with their own declaration files, for the entry points `.` and `./formats`.
-    entry: { index: 'src/index.ts', formats: 'src/formats/index.ts' },
+    // The library: ESM and CJS with their own declaration files, for the entry points `.`, `./formats` and `./testing`.
+    entry: { index: 'src/index.ts', formats: 'src/formats/index.ts', testing: 'src/testing/index.ts' },
     format: ['esm', 'cjs'],
     // Both entries share one copy of the code they have in common (chunk files), in CJS too (tsup splits only ESM
     // by default): two copies would mean two `defaultRegistry` objects and two of every class.

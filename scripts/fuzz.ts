@@ -29,7 +29,9 @@ import type { WorkerInput, WorkerResult } from './fuzz-worker';
 const ROOT = fileURLToPath(new URL('../tests/fixtures/formats', import.meta.url));
 const OUT = fileURLToPath(new URL('../.tmp/fuzz-failures', import.meta.url));
 /** No new input for this long means the parser is stuck on the current one. */
-const HANG_MS = 30_000;
+const HANG_MS = 60_000;
+/** How long a worker may take to load before its first input. */
+const STARTUP_MS = 300_000;
 /** The shared memory starts with two Int32: the heartbeat (inputs started) and the current body's length. */
 const SHARED_HEADER_BYTES = 8;
 /** Largest body the hang report can show. */
@@ -90,7 +92,8 @@ function fuzzParser(
         return;
       }
       still += 1000;
-      if (still < HANG_MS) return;
+      // Before the first input the worker is still loading (compiling TypeScript on a busy machine can be slow).
+      if (still < (beat === 0 ? STARTUP_MS : HANG_MS)) return;
       clearInterval(watch);
       const length = Atomics.load(heartbeat, 1);
       const body = Buffer.from(new Uint8Array(shared, SHARED_HEADER_BYTES, length));
@@ -100,7 +103,7 @@ function fuzzParser(
     }, 1000);
     worker.once('message', (result: WorkerResult) => {
       clearInterval(watch);
-      let detail = `max per input byte: ${result.maxOutputsPerByte.toFixed(2)} records+failures, ${result.maxNodesPerByte.toFixed(1)} nodes, ${result.maxBytesPerByte.toFixed(1)} bytes held; ${(result.bytesTried / 1e6).toFixed(1)} MB tried`;
+      let detail = `max per input byte (inputs of 256 bytes or more): ${result.maxOutputsPerByte.toFixed(2)} records+failures, ${result.maxNodesPerByte.toFixed(1)} nodes, ${result.maxBytesPerByte.toFixed(1)} bytes held; ${(result.bytesTried / 1e6).toFixed(1)} MB tried`;
       if (result.failed) {
         const c = result.counterexample;
         const file = c

@@ -14,7 +14,8 @@
  * Every SOAK_INTERVAL_S (30) seconds it prints the requests so far, the answers by status, and the server's RSS,
  * heap and active handles (after a full GC). The sample at the end of warm-up (a fifth of the run, at most one
  * minute) is the reference: the run ends with exit status 1 when the last sample's RSS or handle count is more than
- * 10% above it, or when any answer was unexpected.
+ * 10% above it, or when any answer was unexpected. Both are taken with the traffic paused and every client
+ * connection closed, so that they compare what the origin keeps rather than the connections open at that moment.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -179,22 +180,34 @@ async function stats(): Promise<Stats> {
   return { ...last, handles: Math.min(...reads.map((r) => r.handles)) };
 }
 
-const pools = Object.fromEntries(
-  Object.entries(ports).map(([name, port]) => [
-    name,
-    new Pool(`http://127.0.0.1:${port}`, { connections: 2 }),
-  ]),
-) as Record<OriginName, Pool>;
+/** Keep-alive connection pools to the origins; replaced while the traffic is paused (see quiesce). */
+const openPools = (): Record<OriginName, Pool> =>
+  Object.fromEntries(
+    Object.entries(ports).map(([name, port]) => [
+      name,
+      new Pool(`http://127.0.0.1:${port}`, { connections: 2 }),
+    ]),
+  ) as Record<OriginName, Pool>;
+let pools = openPools();
 const answers = new Map<string, number>();
 let sent = 0;
 let unexpected = 0;
 let stopping = false;
+/** Set while the traffic is paused: workers wait on it before their next request. */
+let paused: Promise<void> | undefined;
+let inFlight = 0;
 
 async function worker(index: number): Promise<void> {
   const gapMs = (1000 * CONCURRENCY) / RATE;
   let next = performance.now() + (gapMs * index) / CONCURRENCY;
   while (!stopping) {
+    if (paused) {
+      await paused;
+      next = performance.now();
+      continue;
+    }
     const n = sent++;
+    inFlight++;
     const kind = kindAt(n);
     let outcome: string;
     try {
@@ -216,12 +229,31 @@ async function worker(index: number): Promise<void> {
       unexpected++;
       outcome = `network error ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
     }
+    inFlight--;
     answers.set(outcome, (answers.get(outcome) ?? 0) + 1);
     next += gapMs;
     const wait = next - performance.now();
     if (wait > 0) await sleep(wait);
     else next = performance.now();
   }
+}
+
+/**
+ * The server's figures with no traffic and no client connection open: the traffic pauses, the client pools close
+ * their connections, and the server is given a moment to see them closed. The warm-up and final samples are taken
+ * so, so that they compare what the origin keeps, not how many keep-alive connections happened to be open.
+ */
+async function quiesce(): Promise<Stats> {
+  let resume!: () => void;
+  paused = new Promise((resolve) => (resume = resolve));
+  while (inFlight > 0) await sleep(10);
+  await Promise.all(Object.values(pools).map((p) => p.close()));
+  await sleep(1000);
+  const quiet = await stats();
+  pools = openPools();
+  paused = undefined;
+  resume();
+  return quiet;
 }
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
@@ -253,8 +285,8 @@ while (performance.now() < end) {
   const at = performance.now();
   if (!warmedUp && at >= start + WARM_UP_MS) {
     warmedUp = true;
-    reference = await stats();
-    console.log(`${line(at - start, reference)}  <- after warm-up (reference)`);
+    reference = await quiesce();
+    console.log(`${line(at - start, reference)}  <- after warm-up, quiet (reference)`);
   }
   if (at >= nextSample && at < end) {
     nextSample += INTERVAL_MS;
@@ -262,9 +294,8 @@ while (performance.now() < end) {
     console.log(line(at - start, last));
   }
 }
-// The last sample is taken under load, as the reference was, so that both see the same connections open.
-last = await stats();
-console.log(`${line(performance.now() - start, last)}  <- end`);
+last = await quiesce();
+console.log(`${line(performance.now() - start, last)}  <- end, quiet`);
 stopping = true;
 await Promise.all(workers);
 await Promise.all(Object.values(pools).map((p) => p.close()));

@@ -4,7 +4,15 @@
  */
 
 // The origin and its configuration.
-export { Origin, type OriginEvents, type OriginOptions, type OriginState } from './origin/origin';
+export {
+  Origin,
+  type OriginDescription,
+  type OriginEvents,
+  type OriginOptions,
+  type OriginState,
+} from './origin/origin';
+export type { AuthenticationMethod } from './auth/authenticator';
+export { IDENTITY_ATTRIBUTES } from './auth/identity-attributes';
 export type { OriginMetricsSnapshot } from './origin/origin-metrics';
 export type {
   GatewayApi,
@@ -30,9 +38,10 @@ export type {
   GeneralConfig,
   HttpConfig,
   DataFormatConfig,
+  DataFormatConfigInput,
   TlsConfig,
 } from './origin/config';
-export type { CredentialFunction, TlsCredentials } from './tls/tls-options';
+export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
 
 // Records.
@@ -65,7 +74,13 @@ export { fieldValueToJson, fieldValuesToJsonArray } from './record/json-text';
 export * from './formats/index';
 
 // Pipeline runners.
-export { createRequestBatch, createIdleBatch, type Batch, type RequestInfo } from './pipeline/batch';
+export {
+  createRequestBatch,
+  createIdleBatch,
+  type Batch,
+  type RequestBatchInit,
+  type RequestInfo,
+} from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
 export { echoPipeline } from './cli/echo-pipeline';
@@ -88,6 +103,7 @@ export {
   validateXmlDocument,
   type XmlResponseConfig,
 } from './response/xml-response';
+export type { XmlSchemaFile } from './response/xml-schema';
 
 // Errors.
 export {
@@ -96,6 +112,26 @@ export {
   type ErrorCode,
   type ErrorCategory,
   type ErrorSpec,
+  type ErrorParams,
 } from './errors/error-table';
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';
+
+// Gateway authenticators (the file realm; LDAP).
+export {
+  FileRealmAuthenticator,
+  hashPassword,
+  DEFAULT_SCRYPT_PARAMETERS,
+  type FileRealmEntry,
+  type FileRealmOptions,
+  type FileRealmSource,
+  type ScryptParameters,
+} from './gateway/file-realm-authenticator';
+export {
+  LdapAuthenticator,
+  escapeDnValue,
+  escapeFilterValue,
+  type LdapAuthenticatorOptions,
+  type LdapGroupSearch,
+  type LdapUserSearch,
+} from './gateway/ldap-authenticator';

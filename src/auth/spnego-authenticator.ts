@@ -66,12 +66,17 @@ export class SpnegoAuthenticator implements Authenticator {
    * `handleRequest`) prepares the same way first.
    */
   prepare(): Promise<void> {
+    return this.#addon().then(() => undefined);
+  }
+
+  /** The loaded addon, once prepared; a failed preparation is tried again on the next call. */
+  #addon(): Promise<KerberosAddon> {
     this.#ready ??= this.#load().catch((error: unknown) => {
       this.#ready = undefined;
       this.release();
       throw error;
     });
-    return this.#ready.then(() => undefined);
+    return this.#ready;
   }
 
   release(): void {
@@ -88,8 +93,7 @@ export class SpnegoAuthenticator implements Authenticator {
   }
 
   async #accept(token: string): Promise<AuthenticationOutcome> {
-    await this.prepare();
-    const kerberos = await this.#ready!;
+    const kerberos = await this.#addon();
     // A failure to set up the acceptor is the server's fault (500), not the client's.
     const server = await kerberos.initializeServer(this.#service);
     try {

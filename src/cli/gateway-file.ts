@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import { InMemoryAcl } from '../gateway/authorizer';
+import { fileRealmFromGatewayFile } from '../gateway/file-realm-authenticator';
+import { ldapFromGatewayFile } from '../gateway/ldap-authenticator';
 import type { GatewayOptions } from '../gateway/gateway';
 import type { GatewayAuthenticator } from '../gateway/gateway-authenticator';
 import { ROLE_PROFILES, type RoleProfile } from '../gateway/roles';
@@ -15,7 +17,7 @@ import { readObjectFile } from './config-file';
 export const GATEWAY_AUTHENTICATOR_KINDS: Record<
   string,
   (options: Record<string, unknown>, directory: string) => GatewayAuthenticator
-> = {};
+> = { file: fileRealmFromGatewayFile, ldap: ldapFromGatewayFile };
 
 const KEYS = new Set(['$schema', 'port', 'host', 'tls', 'authenticator', 'secureApiRoles', 'readers']);
 /** The gateway's port when the file says none. */

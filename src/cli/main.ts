@@ -7,18 +7,25 @@ import { Origin } from '../origin/origin';
 import { Gateway } from '../gateway/gateway';
 import { resolveConfigFile } from './config-file';
 import { readGatewayFile } from './gateway-file';
+import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
+import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
 const USAGE = `Usage:
   rest-origin serve --config <file> [--port <port>]
   rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>]
   rest-origin validate --config <file>
+  rest-origin describe --config <file>
+${HASH_PASSWORD_SYNOPSIS}
 
 serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
           back to the caller through SendResponse, every error record through its error form.
 validate  Checks a config file without serving it: prints every problem with its path and exits 1, or prints
           what the config resolves to and exits 0.
+describe  Says in plain words how the config would serve: endpoint, TLS, the authentication in force, the
+          application ID check, the limits, the data format and the response (exits 1 on problems, as validate).
+${HASH_PASSWORD_HELP}
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
 optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off), and an optional
@@ -28,10 +35,12 @@ With --gateway, the command runs an API gateway (port, host, TLS, authenticator,
 gateway file, JSON or YAML; docs/gateway.md) and serves each --config file's origin through it (each with
 http.useApiGateway and its own gatewayServiceName); --port then overrides the gateway's port.`;
 
-const COMMANDS = new Set(['serve', 'validate']);
+const COMMANDS = new Set(['serve', 'validate', 'describe']);
 
 /** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
+  // hash-password has options of its own and no config file.
+  if (argv[0] === 'hash-password') return hashPasswordCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -55,6 +64,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const [first = ''] = configs;
   if (command === 'validate') return validate(first);
+  if (command === 'describe') return describe(first);
   const { port } = values;
   if (values.gateway !== undefined) return serveGateway(values.gateway, configs, port);
   const { origin: config, pipeline } = resolveConfigFile(first, defaultRegistry, (origin) => {
@@ -119,6 +129,26 @@ function validate(path: string): number {
   console.log(
     `${path}: valid ('${general.name}', ${dataFormat.format} on ${http.host || 'every address'}:${http.port})`,
   );
+  return 0;
+}
+
+/** `rest-origin describe`: the config's serving in plain words, or its problems as `validate` prints them. */
+async function describe(path: string): Promise<number> {
+  let resolved: OriginConfig;
+  try {
+    resolved = resolveConfigFile(path, defaultRegistry).origin;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    printProblems(path, error);
+    return 1;
+  }
+  // An origin made (never started) from the config says which authentication is in force and what it ignores.
+  const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
+    runnerIdleTimeMs: 0,
+  });
+  const origin = new Origin(resolved, { runners: pool });
+  console.log(`${path}:\n${formatDescribedLines(describeConfig(resolved, origin.describe()))}`);
+  await pool.close();
   return 0;
 }
 

@@ -29,6 +29,10 @@ export interface ErrorSpec {
   readonly message: string;
 }
 
+/**
+ * Every error the origin raises, by its stable `ORIGIN_*` code: category, HTTP status and message template
+ * (docs/errors.md is generated from it). Codes are never renamed or reused; clients may match on them.
+ */
 export const ERROR_TABLE = {
   // Configuration and lifecycle: raised by constructors and start(), never sent to a client.
   ORIGIN_CONFIG_INVALID: {
@@ -150,6 +154,26 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message:
       "http.keytabFile '{path}' differs from the keytab '{other}' that another origin of this process uses; GSSAPI reads one keytab per process (KRB5_KTNAME), so the origins of one process that use SPNEGO must share one keytab.",
+  },
+  ORIGIN_GATEWAY_AUTH_USERS_UNREADABLE: {
+    category: 'config',
+    httpStatus: 500,
+    message: "The gateway users file '{path}' cannot be read: {detail}.",
+  },
+  ORIGIN_GATEWAY_AUTH_USERS_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The gateway users of {source} are invalid: {detail}.',
+  },
+  ORIGIN_GATEWAY_AUTH_LDAP_OPTIONS_INVALID: {
+    category: 'config',
+    httpStatus: 500,
+    message: 'The LDAP authenticator options are invalid: {detail}.',
+  },
+  ORIGIN_GATEWAY_AUTH_DIRECTORY_UNAVAILABLE: {
+    category: 'auth',
+    httpStatus: 503,
+    message: "The LDAP directory '{url}' cannot be used to authenticate the request: {detail}.",
   },
 
   // Rejections of a request before it reaches the pipeline.
@@ -274,6 +298,11 @@ export const ERROR_TABLE = {
     httpStatus: 503,
     message:
       'The process heap is {usedPercent}% used, above maxHeapUsagePercent {limitPercent}; the request was not processed, retry later.',
+  },
+  ORIGIN_HTTP_TOO_MANY_CONNECTIONS: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'The origin already has maxConnections {maxConnections} connections open; retry later.',
   },
   ORIGIN_HTTP_CLOSING: {
     category: 'lifecycle',

@@ -84,7 +84,9 @@ export interface ParseSource {
  * input is ignored.
  */
 export interface Parser {
+  /** Takes the next chunk of the input; returns the records and failures it completed. */
   push(chunk: Uint8Array): ParseResult;
+  /** Ends the input; returns what was left (a last record, or a failure for a truncated input). */
   end(): ParseResult;
   /** Optional fast path for a whole input in one buffer; must give exactly what `push(bytes)` + `end()` give. */
   parseAll?(bytes: Uint8Array): ParseResult;

@@ -26,6 +26,7 @@ export class FormatRegistry {
     return this;
   }
 
+  /** Whether a format is registered under `name`. */
   has(name: string): boolean {
     return this.#formats.has(name);
   }

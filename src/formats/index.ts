@@ -23,6 +23,7 @@ export { resolveFormatConfig } from './format-config';
 export { failure, truncateExcerpt, excerptFromBytes, MAX_EXCERPT_BYTES, type FailureInit } from './failure';
 export { jsonFormat } from './json/json-format';
 export { JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './json/json-options';
+export type { JsonContent } from './json/json-framer';
 export { binaryFormat } from './binary/binary-format';
 export { BINARY_FORMAT_SCHEMA, type BinaryFormatConfig } from './binary/binary-options';
 export { delimitedFormat } from './delimited/delimited-format';
@@ -51,5 +52,6 @@ export {
   type DatagramPacketFormat,
   type RecordGenerationMode,
 } from './datagram/datagram-options';
+export type { SyslogFraming } from './datagram/syslog/syslog-parser';
 export { createCompressionParser, type CompressionLimits } from './compression/compression-parser';
 export type { CompressionConfig } from './compression/compression-options';

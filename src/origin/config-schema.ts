@@ -163,7 +163,7 @@ function httpSchema(): JsonSchema {
       85,
       1,
       100,
-      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent of its limit used; a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
+      "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent used (of its limit less the 48 MiB young generation, where a process really runs out); a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
     ),
     useKerberosWithSpnego: bool(
       false,
@@ -197,7 +197,7 @@ function httpSchema(): JsonSchema {
       60000,
       1,
       MAX_TIMER_MS,
-      "(addition) How long the pipeline may take on one batch, in milliseconds; then the request is answered 503 and the batch's abort signal fires.",
+      "(addition) How long the pipeline may take on one batch, in milliseconds; then the batch's abort signal fires and the request is answered 503 ORIGIN_PIPELINE_NOT_STARTED with Retry-After when no runner had taken the batch (it is withdrawn), else 504 ORIGIN_PIPELINE_TIMEOUT (it may have been processed).",
     ),
     requestTimeoutMs: integer(
       300000,
@@ -223,11 +223,23 @@ function httpSchema(): JsonSchema {
       undefined,
       '(addition) Every this many body bytes received give the body one more second beyond bodyReadTimeoutMs (the rule of Apache mod_reqtimeout, `body=20,MinRate=500`): a client that keeps up this rate is never cut off by bodyReadTimeoutMs. 0: bodyReadTimeoutMs bounds the whole body.',
     ),
+    clientReadTimeoutMs: integer(
+      20000,
+      0,
+      MAX_TIMER_MS,
+      '(addition) How long a client may go without reading any of its answer while the answer is being sent, in milliseconds; then the connection is closed, so a client that never reads a large answer does not hold its memory. 0: no timeout.',
+    ),
     keepAliveTimeoutMs: integer(
       5000,
       0,
       MAX_TIMER_MS,
       "(addition) How long an idle keep-alive connection stays open after a response, in milliseconds (Node's `server.keepAliveTimeout`; 0: no timeout).",
+    ),
+    maxConnections: integer(
+      1000,
+      1,
+      1000000,
+      "(addition) The most connections the port keeps open at once, idle keep-alive ones included. A connection beyond it is answered 503 ORIGIN_HTTP_TOO_MANY_CONNECTIONS with Retry-After and Connection: close as soon as it is accepted, and closed; its request is not read. On a shared port the first origin's value applies.",
     ),
     retryAfterSeconds: integer(
       1,

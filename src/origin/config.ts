@@ -60,7 +60,11 @@ export interface HttpConfig {
   /** 0 = no body pace check (addition). */
   readonly bodyReadTimeoutMs: number;
   readonly minBodyBytesPerSecond: number;
+  /** 0 = none (addition). */
+  readonly clientReadTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Open connections of the port, idle ones included (addition). */
+  readonly maxConnections: number;
   readonly retryAfterSeconds: number;
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;

@@ -9,6 +9,7 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
+import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
@@ -78,10 +79,10 @@ export interface RequestContext {
 
 /**
  * The request path of DESIGN.md §2, top to bottom: cheap refusals (method, closing), authentication, more cheap
- * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch → runners, response. Every step
- * that refuses throws an {@link OriginError}, which becomes the answer. Never throws itself; the promise settles
- * once the answer is written and never rejects. The origin's own listener calls {@link serveRequest}, which
- * needs no promise.
+ * refusals (application ID, encoding, declared size), admission, body → records, On Record Error, batch →
+ * runners, response. Every step that refuses throws an {@link OriginError}, which becomes the answer. Never
+ * throws itself; the promise settles once the answer is written and never rejects. The origin's own listener
+ * calls {@link serveRequest}, which needs no promise.
  */
 export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
@@ -365,9 +366,16 @@ export function refuse(
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
-  // A body left unread would be drained by Node to keep the connection alive; closing is cheaper and safer.
-  if (!request.bodyRead && !req.complete) headers['Connection'] = 'close';
-  send(ctx, res, rendered, headers);
+  const answer = (): void => {
+    // A large body left unread would be drained by Node to keep the connection alive; closing is cheaper.
+    if (!request.bodyRead && !req.complete) {
+      headers['Connection'] = 'close';
+      // The client may still be sending: it must get to read this answer before the connection goes.
+      lingerOnClose(req.socket);
+    }
+    send(ctx, res, rendered, headers);
+  };
+  if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
   ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
   if (ctx.observer.listening.rejection) {
@@ -378,6 +386,40 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/**
+ * Answers a request that no origin of a shared port claims by its application ID (403), after the authentication
+ * of the origin that answers it: an unauthenticated client gets that origin's 401 and challenge instead, so that
+ * it cannot learn which application IDs exist. Origins share a port only with identical TLS settings, basic users
+ * included, so the answering origin's basic authentication is every sharer's.
+ */
+export function refuseUnrouted(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: OriginError,
+): void {
+  const request = { requestId: ctx.nextRequestId(), bodyRead: false, startedAt: performance.now() };
+  const { authenticator } = ctx;
+  if (authenticator === undefined) return refuse(ctx, req, res, error, request);
+  const settled = (outcome: AuthenticationOutcome): void => {
+    if (outcome.ok) refuse(ctx, req, res, error, { ...request, headers: outcome.replyHeaders ?? NO_HEADERS });
+    else
+      refuse(ctx, req, res, outcome.error, {
+        ...request,
+        headers: { 'WWW-Authenticate': outcome.challenge },
+      });
+  };
+  const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);
+  let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
+  try {
+    outcome = authenticator.authenticate(req);
+  } catch (thrown) {
+    return failed(thrown);
+  }
+  if (outcome instanceof Promise) outcome.then(settled, failed);
+  else settled(outcome);
 }
 
 /**
@@ -401,6 +443,42 @@ function describeToClient(error: OriginError, requestId: string): string {
   if (!DETAIL_WITHHELD.has(error.code)) return error.describe();
   const params = { ...error.params, detail: `details withheld (request ${requestId})` };
   return `${error.code} - ${formatMessage(ERROR_TABLE[error.code].message, params)}`;
+}
+
+/** A refused request whose declared body is at most this long is read to its end before the answer (0047). */
+const DRAINED_BODY_MAX_BYTES = 64 * 1024;
+/** How long the rest of such a body may take to arrive before the answer goes anyway. */
+const DRAIN_WAIT_MS = 1000;
+
+/**
+ * Reads and drops the rest of a small refused body, then calls `answer`; returns false (calling nothing) when
+ * the body is not small or the request is gone. Answering while body bytes are still arriving and closing the
+ * connection, as Node does after `Connection: close`, makes the kernel reset it: the client then sees
+ * `ECONNRESET`, often before it has read the answer (Found 11), and a client that reconnects at once after every
+ * such answer fills the port's accept queue, which the kernel resets when the port closes. Read to its end, the
+ * body leaves nothing unread and the connection stays alive (or, from a closing origin, closes cleanly). A body
+ * still incomplete after {@link DRAIN_WAIT_MS} is answered with `Connection: close` as before.
+ */
+function drainSmallBody(req: IncomingMessage, answer: () => void): boolean {
+  if (req.destroyed || req.readableEnded) return false;
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (!(declared <= DRAINED_BODY_MAX_BYTES)) return false;
+  let answered = false;
+  const go = (): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    req.off('end', go);
+    req.off('close', go);
+    req.off('error', go);
+    answer();
+  };
+  const timer = setTimeout(go, DRAIN_WAIT_MS).unref();
+  req.on('end', go);
+  req.on('close', go);
+  req.on('error', go);
+  req.resume();
+  return true;
 }
 
 /**
@@ -677,7 +755,7 @@ function pipelineError(error: unknown): OriginError {
 }
 
 function send(
-  ctx: Pick<RequestContext, 'isClosing'>,
+  ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
@@ -689,6 +767,10 @@ function send(
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
+  // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
+  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
+  const { clientReadTimeoutMs } = ctx.config.http;
+  if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -1,6 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
 import type { LoadedTls } from '../tls/tls-settings';
@@ -23,6 +29,15 @@ export interface PortTenant {
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
   /** Answers a request that no tenant of a shared port claims. */
   refuseUnrouted(req: IncomingMessage, res: ServerResponse, error: OriginError): void;
+  /**
+   * The answer to a connection beyond `maxConnections`, written before any request is read: status, headers
+   * (`Retry-After` included) and body, in the tenant's response format. Also counts the refusal.
+   */
+  connectionRefusal(error: OriginError): {
+    status: number;
+    headers: Record<string, string | number>;
+    body: string | Uint8Array;
+  };
 }
 
 /** Server settings taken from the first tenant of a port. */
@@ -32,6 +47,8 @@ export interface ListenOptions {
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Open connections the port keeps at once; a connection beyond it is refused (decision 0048). */
+  readonly maxConnections: number;
   /** Serve HTTPS with these options; absent: plain HTTP. */
   readonly tls?: LoadedTls;
 }
@@ -39,9 +56,19 @@ export interface ListenOptions {
 /** A tenant's hold on a listening port. */
 export interface PortLease {
   readonly address: AddressInfo;
-  /** Closes idle keep-alive connections of this tenant's port (all of them when the tenant is alone on it). */
-  closeIdleConnections(): void;
-  /** Leaves the port; the server closes when its last tenant leaves. `force` also cuts open connections. */
+  /**
+   * The tenant is closing (decision 0047): when it is alone on the port, the port stops accepting connections
+   * now (a client connecting gets `ECONNREFUSED`, before it sent anything), while open connections, idle
+   * keep-alive ones included, stay, so that a request already on its way on one is answered (503 and
+   * `Connection: close` from a closing origin) instead of meeting a reset. Does nothing on a shared port.
+   */
+  stopAccepting(): void;
+  /**
+   * Leaves the port; the server closes when its last tenant leaves. `force` cuts open connections at once.
+   * Without `force` the last tenant closes gently: the port stops accepting, open connections get up to
+   * {@link CLOSE_LINGER_MAX_MS} (at most the keep-alive timeout) to end, still the tenant's to answer, and the
+   * idle ones left after that are closed.
+   */
   release(force: boolean): Promise<void>;
   /**
    * Swaps the TLS material of an HTTPS port: connections made from now on get it, open ones keep theirs, the port
@@ -56,7 +83,14 @@ interface Listener {
   ready: Promise<AddressInfo>;
   /** The TLS fingerprint in force (`''` for plain HTTP); changes with reloadTls. */
   tlsKey: string;
+  /** How long a gentle release waits for open connections to end: min(CLOSE_LINGER_MAX_MS, keep-alive timeout). */
+  readonly lingerMs: number;
+  /** Settles when the server has stopped accepting and its last connection has ended ('close'). */
+  readonly closed: Promise<void>;
 }
+
+/** The longest a gentle release keeps open connections after the port stopped accepting new ones. */
+export const CLOSE_LINGER_MAX_MS = 1000;
 
 /**
  * Which origins of this process listen on which port. A port is shared by several origins when each has a
@@ -89,6 +123,75 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 }
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
+  const tenants: PortTenant[] = [first];
+  const server = createRequestServer((req, res) => {
+    // A refused connection's request is read (so that nothing unread resets the connection) and not answered.
+    if (refusedSockets.has(req.socket)) req.resume();
+    else route(tenants, req, res);
+  }, options);
+  capConnections(server, tenants, options);
+  const ready = new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
+    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
+  });
+  const lingerMs = Math.max(0, Math.min(CLOSE_LINGER_MAX_MS, options.keepAliveTimeoutMs));
+  const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+  return { server, tenants, ready, tlsKey: first.tlsKey, lingerMs, closed };
+}
+
+/** Connections beyond `maxConnections`, answered 503 on arrival and closing. */
+const refusedSockets = new WeakSet<object>();
+/** How long a refused connection may stay half-closed, for the client to read its answer and close. */
+const REFUSED_CONNECTION_LINGER_MS = 1000;
+
+/**
+ * Keeps at most `maxConnections` connections open (decision 0048). A connection beyond the cap is answered at
+ * once, before any request is read, with the first tenant's 503 `ORIGIN_HTTP_TOO_MANY_CONNECTIONS` (Retry-After,
+ * `Connection: close`), then half-closed: what the client still sends is read and dropped, so that it meets no
+ * reset, and the socket is destroyed when the client closes or after {@link REFUSED_CONNECTION_LINGER_MS}. Under
+ * TLS the TCP connection is closed at once instead: nothing can be written on it before a handshake.
+ */
+function capConnections(
+  server: Server | HttpsServer,
+  tenants: readonly PortTenant[],
+  options: ListenOptions,
+): void {
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+    if (open <= options.maxConnections) return;
+    const first = tenants[0];
+    const error = new OriginError('ORIGIN_HTTP_TOO_MANY_CONNECTIONS', {
+      maxConnections: options.maxConnections,
+    });
+    if (options.tls || !first) {
+      if (first) first.connectionRefusal(error);
+      socket.destroy();
+      return;
+    }
+    refusedSockets.add(socket);
+    const { status, headers, body } = first.connectionRefusal(error);
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    head += `Content-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
+    socket.write(head);
+    socket.end(bytes);
+    setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS).unref();
+  });
+}
+
+/**
+ * An HTTP (or, with `options.tls`, HTTPS) server as an origin's port has it, not listening yet: its timeouts, the
+ * answers to CONNECT and to requests Node's parser refuses, and `onRequest` for every request. The testing entry
+ * feeds it in-memory connections (`server.emit('connection', stream)`), so that a test's requests take the same
+ * way through Node's HTTP parser as a socket's.
+ */
+export function createRequestServer(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  options: Pick<ListenOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'tls'>,
+): Server | HttpsServer {
   const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
   const httpOptions = {
     requestTimeout: options.requestTimeoutMs,
@@ -101,15 +204,10 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
   const server = options.tls
     ? createHttpsServer({ ...options.tls.options, ...httpOptions })
     : createServer(httpOptions);
-  const tenants: PortTenant[] = [first];
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => route(tenants, req, res));
+  server.on('request', onRequest);
   server.on('connect', refuseTunnel);
   server.on('clientError', answerClientError);
-  const ready = new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
-    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
-  });
-  return { server, tenants, ready, tlsKey: first.tlsKey };
+  return server;
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
@@ -170,9 +268,23 @@ function answerClientError(error: Error & { code?: string; rawPacket?: Buffer },
   if (packet === 'TRACK ')
     socket.end(plainAnswer(405, 'Method Not Allowed', `Allow: ${ALLOWED_METHODS}\r\n`));
   else if (error.code === 'HPE_HEADER_OVERFLOW')
-    socket.end(plainAnswer(431, 'Request Header Fields Too Large'));
+    socket.end(
+      isLongRequestLine(error.rawPacket)
+        ? plainAnswer(414, 'URI Too Long')
+        : plainAnswer(431, 'Request Header Fields Too Large'),
+    );
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end(plainAnswer(408, 'Request Timeout'));
   else socket.end(plainAnswer(400, 'Bad Request'));
+}
+
+/**
+ * Whether the head that passed Node's 16 KiB limit is a request line still unfinished: the packet the parser failed
+ * on starts with a method and holds no line end. A long URL nearly always arrives that way (in one write); a URL
+ * split over several packets is told apart from a long header by nothing Node reports, and gets 431.
+ */
+function isLongRequestLine(packet: Buffer | undefined): boolean {
+  if (packet === undefined) return false;
+  return /^[A-Z]{3,7} /.test(packet.subarray(0, 8).toString('latin1')) && !packet.includes(0x0a);
 }
 
 function plainAnswer(status: number, reason: string, extraHeaders = ''): string {
@@ -196,8 +308,8 @@ function checkCompatible(tenant: PortTenant, listener: Listener, port: number): 
 function leaseOf(listener: Listener, tenant: PortTenant, address: AddressInfo): PortLease {
   return {
     address,
-    closeIdleConnections: () => {
-      if (listener.tenants.length <= 1) listener.server.closeIdleConnections();
+    stopAccepting: () => {
+      if (listener.tenants.length <= 1) stopAccepting(listener.server);
     },
     release: (force) => releaseTenant(listener, tenant, address.port, force),
     reloadTls: (tls) => {
@@ -219,14 +331,36 @@ async function releaseTenant(
   port: number,
   force: boolean,
 ): Promise<void> {
-  removeTenant(listener, tenant);
-  if (listener.tenants.length > 0) return;
+  if (listener.tenants.length > 1 || !listener.tenants.includes(tenant)) {
+    removeTenant(listener, tenant);
+    return;
+  }
   if (listeners.get(port) === listener) listeners.delete(port);
-  await new Promise<void>((resolve) => {
-    listener.server.close(() => resolve());
-    listener.server.closeIdleConnections();
-    if (force) listener.server.closeAllConnections();
-  });
+  const { server, closed } = listener;
+  if (!force) {
+    stopAccepting(server);
+    // Requests arriving on open connections meanwhile are still the tenant's to answer.
+    await Promise.race([closed, delay(listener.lingerMs)]);
+  }
+  removeTenant(listener, tenant);
+  // Also clears http.Server's connection-checking timer, which net.Server's close leaves running.
+  server.close();
+  server.closeIdleConnections();
+  if (force) server.closeAllConnections();
+  await closed;
+}
+
+/**
+ * Stops accepting connections, leaving open ones be: net.Server's own close. http.Server's close would also
+ * destroy every connection it sees as idle, and a request already sent on one of them (still in the kernel's
+ * buffers) would meet a reset. Idempotent.
+ */
+function stopAccepting(server: Server | HttpsServer): void {
+  if (server.listening) NetServer.prototype.close.call(server);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function listenError(error: NodeJS.ErrnoException, options: ListenOptions): OriginError {

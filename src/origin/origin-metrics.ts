@@ -25,7 +25,7 @@ export interface OriginMetricsSnapshot {
   readonly inFlight: number;
   /** Requests waiting for a slot right now. */
   readonly queued: number;
-  /** Latency of answered requests (arrival to response written), over the last {@link LATENCY_WINDOW} requests. */
+  /** Latency of answered requests (arrival to response written), over the last `LATENCY_WINDOW` requests. */
   readonly latencyMs: {
     readonly count: number;
     readonly p50: number;

@@ -26,7 +26,7 @@ import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuse, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuse, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
@@ -196,6 +196,7 @@ export class Origin {
     };
   }
 
+  /** Where the origin is in its life (see {@link OriginState}). */
   get state(): OriginState {
     return this.#state;
   }
@@ -234,6 +235,7 @@ export class Origin {
     return this;
   }
 
+  /** Unsubscribes a listener added with {@link Origin.on} or {@link Origin.once}. */
   off<E extends keyof OriginEvents>(event: E, listener: (info: OriginEvents[E]) => void): this {
     this.#events.off(event, listener);
     return this;
@@ -264,6 +266,7 @@ export class Origin {
         requestTimeoutMs: http.requestTimeoutMs,
         headersTimeoutMs: http.headersTimeoutMs,
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+        maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
       });
     } catch (error) {
@@ -375,7 +378,9 @@ export class Origin {
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closing';
-    this.#lease?.closeIdleConnections();
+    // New connections are refused from now on; open ones, idle keep-alive ones included, stay, so that a
+    // request already on its way gets 503 and `Connection: close` rather than a reset (0047).
+    this.#lease?.stopAccepting();
     const drained = this.#inFlight.drained().then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     if (await Promise.race([drained, timedOut])) {
@@ -411,12 +416,16 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
-      refuseUnrouted: (req, res, error) =>
-        refuse(this.#context, req, res, error, {
-          requestId: this.#context.nextRequestId(),
-          bodyRead: false,
-          startedAt: performance.now(),
-        }),
+      connectionRefusal: (error) => {
+        this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
+        const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
+        return {
+          status: rendered.status,
+          headers: { ...rendered.headers, 'Retry-After': String(http.retryAfterSeconds) },
+          body: rendered.body,
+        };
+      },
+      refuseUnrouted: (req, res, error) => refuseUnrouted(this.#context, req, res, error),
     };
   }
 
@@ -459,13 +468,13 @@ function withGatewayHeaders(reserved: { has(lowerCaseName: string): boolean }): 
 /**
  * Warns once, at construction, of authentication options that are set but not in force (basic users without TLS,
  * basic users or SPNEGO under gateway authentication, basic users beside SPNEGO): a process warning of type
- * `RestServiceOriginWarning`, code `ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
+ * `OriginWarning`, code `REST_ORIGIN_AUTH_OPTIONS_IGNORED`. The sentences name options, never values.
  */
 function warnIgnoredAuthentication(config: OriginConfig): void {
   for (const sentence of ignoredAuthenticationOptions(config)) {
     process.emitWarning(`Origin '${config.general.name}': ${sentence}.`, {
-      type: 'RestServiceOriginWarning',
-      code: 'ORIGIN_AUTH_OPTIONS_IGNORED',
+      type: 'OriginWarning',
+      code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED',
     });
   }
 }

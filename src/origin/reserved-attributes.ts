@@ -4,8 +4,8 @@ import { ReservedAttributeNames } from '../record/reserved-attribute-names';
 
 /**
  * The record header attributes the origin itself writes besides the fixed request ones (`method`, `path`,
- * `queryString`, `remoteHost` and the client certificate's, which `requestAttributes` keeps out on its own):
- * the empty-body placeholder's marker and the position of a record that failed to parse.
+ * `queryString`, `remoteHost`, the client certificate's and the authenticated caller's, which `requestAttributes`
+ * keeps out on its own): the empty-body placeholder's marker and the position of a record that failed to parse.
  */
 export const ORIGIN_RECORD_ATTRIBUTES: readonly string[] = Object.freeze([
   'emptyPayloadRecord',

@@ -61,6 +61,11 @@ function scalarText(value: FieldValue): string {
   if (value instanceof Date) return String(value.getTime());
   if (value instanceof Uint8Array)
     return Buffer.from(value.buffer, value.byteOffset, value.length).toString('base64');
+  const type = typeof value;
+  // `String` would write a function's source text or `Symbol(…)`: refused, as the JSON writer refuses them.
+  if (type !== 'string' && type !== 'number' && type !== 'boolean' && type !== 'bigint') {
+    throw renderError(`a ${type} is not a field value`);
+  }
   return String(value);
 }
 
@@ -242,8 +247,14 @@ class XmlWriter {
 }
 
 function isMap(value: FieldValue): value is { [key: string]: FieldValue } {
-  return (
-    typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && !(value instanceof Date)
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array || value instanceof Date) {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto === Object.prototype || proto === null) return true;
+  // A class instance (a Map, a RegExp, …) is no MAP: its entries would come out empty or wrong.
+  throw renderError(
+    `an instance of ${(value as object).constructor?.name ?? 'a class'} is not a field value`,
   );
 }
 

@@ -9,6 +9,7 @@ import {
 } from 'rest-service-origin';
 import { curlHttps, httpsAgent, sendHttps, startHttpsOrigin } from '../tls/https-client';
 import { makeTlsMaterial, type TlsMaterial } from '../tls/tls-material';
+import { freePort } from '../origin/origin-helpers';
 
 // A password no other part of a request or a config contains, so that finding it anywhere is a leak.
 const PASSWORD = 'Pa55-w0rd:with-colon-7f3c1e';
@@ -191,7 +192,7 @@ describe('basic authentication over TLS', () => {
 describe('basic authentication users while TLS is off', () => {
   it('warns at start that they are not used, and lets requests in without credentials', async () => {
     const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
     const origin = new Origin(
       {
         general: { name: 'plain' },
@@ -210,7 +211,7 @@ describe('basic authentication users while TLS is off', () => {
     expect(warn.mock.calls).toEqual([
       [
         "Origin 'plain': tls.basicAuthenticationUsers are not used: basic authentication needs tls.useTls.",
-        { type: 'RestServiceOriginWarning', code: 'ORIGIN_AUTH_OPTIONS_IGNORED' },
+        { type: 'OriginWarning', code: 'REST_ORIGIN_AUTH_OPTIONS_IGNORED' },
       ],
     ]);
     expect(origin.describe().authentication).toBe('none');
@@ -268,7 +269,7 @@ describe('secrecy of basic-authentication passwords', () => {
     try {
       new Origin(
         { dataFormat: { format: 'json' }, tls: { basicAuthenticationUsers: [{ password: PASSWORD }] } },
-        { runners: new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 }) },
+        { runners: new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 }) },
       );
     } catch (error) {
       refused = error;
@@ -319,5 +320,40 @@ describe('mutual TLS with basic authentication', () => {
     expect(both.status).toBe(200);
     expect(records[0]?.header.getAttribute('tlsClientSubject')).toBe('CN=client one,OU=Clients,O=Test');
     expect(records[0]?.header.getAttribute('authenticatedUser')).toBe('alice');
+  });
+});
+
+describe('basic authentication on a shared port', () => {
+  it('authenticates before it tells that no origin claims the application ID', async () => {
+    const port = await freePort();
+    for (const id of ['app-a', 'app-b']) {
+      await startBasic({ http: { host: '127.0.0.1', port, applicationIds: [id] } });
+    }
+    const url = `https://127.0.0.1:${port}/`;
+    const client = agent();
+    const unknownIdNoCredentials = await sendHttps(url, client, {
+      body: '{}',
+      headers: { 'x-engine-application-id': 'app-c' },
+    });
+    expect(unknownIdNoCredentials.status).toBe(401);
+    expect(unknownIdNoCredentials.headers['www-authenticate']).toBe(
+      'Basic realm="orders \\"v2\\"", charset="UTF-8"',
+    );
+    const unknownIdWrongPassword = await sendHttps(url, client, {
+      body: '{}',
+      headers: { 'x-engine-application-id': 'app-c', authorization: basic('alice', 'wrong') },
+    });
+    expect(unknownIdWrongPassword.status).toBe(401);
+    const unknownId = await sendHttps(url, client, {
+      body: '{}',
+      headers: { 'x-engine-application-id': 'app-c', authorization: basic('alice', PASSWORD) },
+    });
+    expect(unknownId.status).toBe(403);
+    expect((unknownId.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_APP_ID_INVALID - /);
+    const routed = await sendHttps(url, client, {
+      body: '{}',
+      headers: { 'x-engine-application-id': 'app-b', authorization: basic('bob', OTHER_PASSWORD) },
+    });
+    expect(routed.status).toBe(200);
   });
 });

@@ -19,7 +19,10 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 
-/** Starts an origin that lists the secret application ID, sends one request with every credential, and returns all it saw. */
+/**
+ * Starts an origin that lists the secret application ID, sends one request with every credential, and returns
+ * everything it saw (records, events, metrics, warnings, console output, the answer).
+ */
 async function run(
   http: OriginConfigInput['http'] = {},
   path = '/orders?x=1',

@@ -8,7 +8,7 @@ jest.mock('kerberos', () => {
 });
 
 it('fails start() with ORIGIN_AUTH_KERBEROS_UNAVAILABLE naming the package and libkrb5', async () => {
-  const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+  const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   const origin = new Origin(
     {
       http: {

@@ -94,7 +94,7 @@ describe('the authentication method by the precedence of spec §5', () => {
 });
 
 describe('origin.describe()', () => {
-  const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+  const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   let warn: jest.SpyInstance;
   beforeEach(() => (warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined)));
   afterEach(() => warn.mockRestore());

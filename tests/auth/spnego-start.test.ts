@@ -47,7 +47,7 @@ describe('SPNEGO configuration', () => {
 });
 
 describe('SPNEGO at start()', () => {
-  const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+  const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   afterAll(() => pool.close());
 
   it('fails with ORIGIN_AUTH_KEYTAB_UNREADABLE and leaves the origin failed and KRB5_KTNAME untouched', async () => {

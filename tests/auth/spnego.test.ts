@@ -207,6 +207,35 @@ describe('Kerberos with SPNEGO', () => {
     );
   }, 30_000);
 
+  it('serves concurrent clients, each authenticated on its own GSSAPI context', async () => {
+    const origin = await sharedOrigin();
+    const client = await kdc.kinit('alice', kdc.realm);
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => curl(origin.url, ['--negotiate', '-u', ':'], client)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+  }, 30_000);
+
+  it('refuses a token replayed from an earlier request', async () => {
+    const origin = await sharedOrigin();
+    const client = await kdc.kinit('alice', kdc.realm);
+    const token = await new Promise<string>((resolve, reject) => {
+      execFile(
+        'curl',
+        ['--silent', '--verbose', '--negotiate', '-u', ':', '-o', '/dev/null', origin.url],
+        { env: { ...process.env, ...client } },
+        (error, _stdout, stderr) => {
+          const sent = /^> Authorization: Negotiate (\S+)/m.exec(stderr)?.[1];
+          if (error || sent === undefined) reject(new Error(`no token sent: ${stderr}`));
+          else resolve(sent);
+        },
+      );
+    });
+    const replayed = await curl(origin.url, ['-H', `Authorization: Negotiate ${token}`]);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body['errorMessage']).toMatch(/^ORIGIN_AUTH_NEGOTIATE_FAILED - .*replay/i);
+  }, 30_000);
+
   it('checks the application ID after authentication', async () => {
     const origin = await startOriginProcess(spnegoConfig({ applicationIds: ['app-7'] }));
     const client = await kdc.kinit('alice', kdc.realm);

@@ -45,15 +45,50 @@ export async function startKdc(): Promise<TestKdc> {
   let kdc: ChildProcess | undefined;
   try {
     const port = await freePort();
-    const realmBlock = (name: string): string =>
-      `  ${name} = {\n    database_name = ${join(dir, `${name}.db`)}\n    key_stash_file = ${join(dir, `${name}.stash`)}\n    acl_file = ${join(dir, 'kadm5.acl')}\n    max_life = 1h\n  }\n`;
+    const realmBlock = (name: string): string[] => [
+      `  ${name} = {`,
+      `    database_name = ${join(dir, `${name}.db`)}`,
+      `    key_stash_file = ${join(dir, `${name}.stash`)}`,
+      `    acl_file = ${join(dir, 'kadm5.acl')}`,
+      '    max_life = 1h',
+      '  }',
+    ];
     writeFileSync(join(dir, 'kadm5.acl'), '');
     writeFileSync(
       join(dir, 'kdc.conf'),
-      `[kdcdefaults]\n  kdc_listen = 127.0.0.1:${port}\n  kdc_tcp_listen = 127.0.0.1:${port}\n\n[realms]\n${realmBlock(realm)}${realmBlock(otherRealm)}\n[logging]\n  kdc = FILE:${join(dir, 'kdc.log')}\n`,
+      [
+        '[kdcdefaults]',
+        `  kdc_listen = 127.0.0.1:${port}`,
+        `  kdc_tcp_listen = 127.0.0.1:${port}`,
+        '[realms]',
+        ...realmBlock(realm),
+        ...realmBlock(otherRealm),
+        '[logging]',
+        `  kdc = FILE:${join(dir, 'kdc.log')}`,
+        '',
+      ].join('\n'),
     );
+    // The origin's process maps no host to a realm; each client maps `localhost` to its own realm, so that it
+    // asks its own realm's KDC for HTTP/localhost.
     const clientConfig = (hostRealm: string | undefined): string =>
-      `[libdefaults]\n  default_realm = ${hostRealm ?? realm}\n  dns_lookup_kdc = false\n  dns_lookup_realm = false\n  dns_canonicalize_hostname = false\n  rdns = false\n  udp_preference_limit = 1\n\n[realms]\n  ${realm} = {\n    kdc = 127.0.0.1:${port}\n  }\n  ${otherRealm} = {\n    kdc = 127.0.0.1:${port}\n  }\n${hostRealm === undefined ? '' : `\n[domain_realm]\n  localhost = ${hostRealm}\n`}`;
+      [
+        '[libdefaults]',
+        `  default_realm = ${hostRealm ?? realm}`,
+        '  dns_lookup_kdc = false',
+        '  dns_lookup_realm = false',
+        '  dns_canonicalize_hostname = false',
+        '  rdns = false',
+        '  udp_preference_limit = 1',
+        '[realms]',
+        `  ${realm} = {`,
+        `    kdc = 127.0.0.1:${port}`,
+        '  }',
+        `  ${otherRealm} = {`,
+        `    kdc = 127.0.0.1:${port}`,
+        '  }',
+        ...(hostRealm === undefined ? [] : ['[domain_realm]', `  localhost = ${hostRealm}`]),
+        '',
+      ].join('\n');
     writeFileSync(join(dir, 'krb5.conf'), clientConfig(undefined));
     writeFileSync(join(dir, `client-${realm}.conf`), clientConfig(realm));
     writeFileSync(join(dir, `client-${otherRealm}.conf`), clientConfig(otherRealm));
@@ -118,7 +153,7 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): 
   });
 }
 
-/** A port that was free on 127.0.0.1 for both TCP a moment ago (the KDC binds UDP and TCP to it). */
+/** A TCP port that was free on 127.0.0.1 a moment ago (the KDC binds UDP and TCP to it). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -148,6 +148,48 @@ describe('rest-origin validate', () => {
   });
 });
 
+describe('rest-origin describe', () => {
+  it('says in plain words how a config serves, without its secrets', async () => {
+    const config = join(dir, 'describe.yaml');
+    writeFileSync(
+      config,
+      [
+        'general: { name: orders }',
+        'http: { port: 8443, applicationIds: [shop, billing], maxRecordsPerRequest: 5000 }',
+        'tls:',
+        '  useTls: true',
+        '  keystoreFile: server.pem',
+        '  basicAuthenticationUsers: [{ user: alice, password: hunter2-secret }]',
+        'dataFormat: { format: delimited }',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = await exitOf(['describe', '--config', config]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/endpoint: +https:\/\/0\.0\.0\.0:8443\/ \(every address\)/);
+    expect(stdout).toMatch(/authentication: +HTTP Basic over TLS \(1 user, realm 'orders'\)/);
+    expect(stdout).toMatch(/application IDs: +2 IDs, in the X-ENGINE-APPLICATION-ID header/);
+    expect(stdout).toContain('5,000 records per request');
+    expect(stdout).toMatch(/format: +delimited/);
+    expect(stdout + stderr).not.toContain('hunter2-secret');
+  });
+
+  it('names the options a config sets but the precedence ignores', async () => {
+    const config = join(dir, 'describe-ignored.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        tls: { basicAuthenticationUsers: [{ user: 'bob', password: 'pw' }] },
+        dataFormat: { format: 'json' },
+      }),
+    );
+    const { code, stdout } = await exitOf(['describe', '--config', config]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/authentication: +none/);
+    expect(stdout).toMatch(/ignored: +.*basicAuthenticationUsers/);
+  });
+});
+
 it('explains a bad config and exits non-zero', async () => {
   const config = join(dir, 'bad.json');
   writeFileSync(config, JSON.stringify({ http: { port: 70000 } }));

@@ -16,7 +16,7 @@ function configWith(flag: string): Record<string, unknown> {
 }
 
 describe('options of features not built yet', () => {
-  const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+  const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   afterAll(() => pool.close());
 
   // Loops rather than it.each: the list is empty whenever every feature is built, and it.each refuses an empty table.

@@ -34,7 +34,7 @@ export interface FuzzCase {
 const INTERESTING_BYTES = [0x00, 0x01, 0x0a, 0x0d, 0x20, 0x22, 0x3c, 0x7f, 0x80, 0xc0, 0xfe, 0xff];
 
 const position = fc.nat();
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+const smallMutations: fc.Arbitrary<Mutation>[] = [
   fc.record({ kind: fc.constant('flip' as const), at: position, bit: fc.integer({ min: 0, max: 7 }) }),
   fc.record({
     kind: fc.constant('set' as const),
@@ -63,10 +63,23 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     length: fc.integer({ min: 1, max: 256 }),
     at: position,
   }),
-);
+];
 
-/** Fuzz cases for `target`: mostly mutated fixtures (1–8 edits), some random bytes, in random chunkings. */
-export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
+/** A large input (up to 128 KiB), so that the output bounds are tried beyond toy sizes: `npm run fuzz` only. */
+const largeMutation: fc.Arbitrary<Mutation> = fc.record({
+  kind: fc.constant('repeat' as const),
+  at: position,
+  length: fc.integer({ min: 1, max: 64 }),
+  times: fc.integer({ min: 100, max: 2000 }),
+});
+
+/**
+ * Fuzz cases for `target`: mostly mutated fixtures (1–8 edits), some random bytes, in random chunkings. With
+ * `large`, an edit may also repeat a piece of the input hundreds of times (the long run's inputs; the quick run in
+ * `npm test` keeps inputs small so that it takes seconds).
+ */
+export function fuzzCases(target: FuzzTarget, large = false): fc.Arbitrary<FuzzCase> {
+  const mutation = fc.oneof(...smallMutations, ...(large ? [largeMutation] : []));
   return fc.record({
     seed: fc.nat({ max: target.seeds.length - 1 }),
     body: fc.oneof(

@@ -219,13 +219,11 @@ function fixtureSeeds(root: string): Map<string, FuzzSeed[]> {
   return groups;
 }
 
-/** The packing a committed archive is read with, by its name; undefined for files that are not archives. */
+/** The packing a committed archive or compressed file is read with, by its name; undefined for other files. */
 function compressionOf(file: string): CompressionConfig | undefined {
-  // The bombs decompress to their budget on every run; the other files of each codec seed it.
-  if (/(^|[\\/])bomb\./.test(file)) return undefined;
   if (/\.tar\.(gz|bz2|xz|zst)$/.test(file)) return { format: 'compressedArchive', filePattern: '*' };
   if (/\.(gz|bz2|xz|zst|sz)$/.test(file)) return { format: 'compressedFile', filePattern: '*' };
-  if (file.endsWith('.zip') || file.endsWith('.tar')) return { format: 'archive', filePattern: '*' };
+  if (/\.(zip|tar)$/.test(file)) return { format: 'archive', filePattern: '*' };
   return undefined;
 }
 

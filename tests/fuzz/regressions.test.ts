@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sax from 'sax';
+import { parseWhole } from '../../src/formats/parse-helpers';
+import { xmlFormat } from '../../src/formats/xml/xml-format';
 import { loadFuzzTargets } from './fuzz-targets';
 import { checkParserContract } from './parser-contract';
 
@@ -28,5 +31,29 @@ describe('inputs the fuzzer found keep the parser contract', () => {
     const body = readFileSync(join(DIR, r.input));
     // Cut points are absolute offsets; checkParserContract takes them modulo the length + 1, which keeps them.
     expect(() => checkParserContract(target, seed, body, r.cuts)).not.toThrow();
+  });
+});
+
+describe('work the fuzzer found out of proportion, counted', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('the XML parser takes one error from sax and no more (sax read on, each error dearer than the last)', () => {
+    let errors = 0;
+    const make = sax.parser.bind(sax);
+    jest.spyOn(sax, 'parser').mockImplementation((strict, options) => {
+      const parser = make(strict, options);
+      let handler: ((error: Error) => void) | undefined;
+      Object.defineProperty(parser, 'onerror', {
+        get: () => (error: Error) => {
+          errors++;
+          handler?.(error);
+        },
+        set: (h: (error: Error) => void) => (handler = h),
+      });
+      return parser;
+    });
+    const result = parseWhole(xmlFormat, {}, readFileSync(join(DIR, 'xml-errors-after-the-first.bin')));
+    expect(result.failures.map((f) => f.code)).toEqual(['ORIGIN_XML_MALFORMED']);
+    expect(errors).toBe(1);
   });
 });

@@ -12,6 +12,7 @@ import {
   type DataRecord,
   type ListMap,
 } from 'rest-service-origin';
+import { Client } from 'undici';
 import { encodeSnappyFramed } from '../../src/formats/snappy-framing';
 import { freePort, gate, send, startOrigin, type TestOrigin } from './origin-helpers';
 
@@ -569,24 +570,37 @@ describe('admission', () => {
 });
 
 describe('close()', () => {
-  it('finishes every admitted request and refuses new ones with 503 and Connection: close', async () => {
+  it('finishes every admitted request, answers 503 and Connection: close on open connections, refuses new ones', async () => {
     const held = gate();
     let started = 0;
     const { url, origin: o } = await origin({ http: { maxConcurrentRequests: 2 } }, async (batch) => {
       started++;
+      if (batch.records.length > 0 && (batch.records[0]!.value as { warm?: boolean }).warm) {
+        new SendResponse().write(batch);
+        return;
+      }
       await held.promise;
       new SendResponse().write(batch);
     });
+    // A keep-alive connection that is idle when close() is called (decision 0047).
+    const idle = new Client(url);
+    const warm = await idle.request({ method: 'POST', path: '/', body: '{"warm":true}' });
+    await warm.body.text();
     const inFlight = Array.from({ length: 4 }, (_, i) => send(url, { body: JSON.stringify({ i }) }));
     // Two run and two wait for a slot: all four were admitted before close() (on a loaded machine the last
     // request could otherwise arrive after it and be refused as closing).
     while (started < 2 || o.metrics().queued < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     const closed = o.close({ timeoutMs: 10_000 });
-    const refused = await send(url, { body: '{}' });
-    expect(refused.status).toBe(503);
+    const refused = await idle.request({ method: 'POST', path: '/', body: '{}' });
+    expect(refused.statusCode).toBe(503);
     expect(refused.headers['connection']).toBe('close');
     expect(refused.headers['retry-after']).toBe('1');
-    expect((refused.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_HTTP_CLOSING - /);
+    expect(((await refused.body.json()) as { errorMessage: string }).errorMessage).toMatch(
+      /^ORIGIN_HTTP_CLOSING - /,
+    );
+    await idle.close();
+    // A new connection is refused before the client sends anything.
+    await expect(send(url, { body: '{}' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     held.open();
     const answers = await Promise.all(inFlight);
     answers.forEach((answer, i) => expect(answer.json).toMatchObject({ httpStatusCode: 200, data: [{ i }] }));

@@ -55,3 +55,49 @@ describe('origin receiving syslog datagrams written by rsyslog and logger', () =
     }
   });
 });
+
+describe('origin receiving TCP streams rsyslog forwarded, with the framing they use', () => {
+  let running: TestOrigin | undefined;
+  afterEach(async () => {
+    jest.useRealTimers();
+    await running?.stop();
+    running = undefined;
+  });
+
+  it.each([
+    ['rsyslog-tcp-octet-counted', 'auto'],
+    ['rsyslog-tcp-octet-counted', 'octetCounting'],
+    ['rsyslog-tcp-lines', 'nonTransparent'],
+  ] as const)(
+    'answers %s read with syslogFraming %s with the records rsyslog read',
+    async (name, framing) => {
+      const expected = JSON.parse(readFileSync(join(FIXTURES, `${name}.expected.json`), 'utf8')) as {
+        capturedAtMs: number;
+        records: Record<string, unknown>[];
+      };
+      expect(expected.records).toHaveLength(3);
+      running = await startOrigin({
+        dataFormat: { format: 'datagram', datagram: { packetFormat: 'syslog', syslogFraming: framing } },
+      });
+      jest.useFakeTimers({
+        now: expected.capturedAtMs,
+        doNotFake: [
+          'hrtime',
+          'nextTick',
+          'performance',
+          'queueMicrotask',
+          'setImmediate',
+          'clearImmediate',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+        ],
+      });
+      const answer = await send(running.url, { body: readFileSync(join(FIXTURES, `${name}.stream`)) });
+      const envelope = answer.json as { data: unknown[]; error: unknown[] };
+      expect(envelope.error).toEqual([]);
+      expect(envelope.data).toEqual(expected.records);
+    },
+  );
+});

@@ -55,7 +55,7 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
 
   /** Starts an origin that must fail to start; returns the error. */
   async function startFailure(xmlSchema: string): Promise<unknown> {
-    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
     const origin = new Origin(
       {
         general: { resourcesDirectory: resources },

@@ -104,6 +104,37 @@ it("requires rest-service-origin/formats from a CJS consumer, sharing the root e
   expect(JSON.parse(out)).toEqual(formatsExpected);
 });
 
+// `rest-service-origin/testing`: an origin served in memory, from both module formats of the packed package.
+const testingProgram = (load: string): string => `${load}
+const test = createTestOrigin({ dataFormat: { format: 'json' } }, echoPipeline);
+test.inject({ path: '/orders', body: '{"id":1}' }).then(async (answer) => {
+  console.log(JSON.stringify({ status: answer.status, body: answer.json(), batches: answer.batches.length }));
+  await test.close();
+});
+`;
+const testingExpected = {
+  status: 200,
+  body: { httpStatusCode: 200, data: [{ id: 1 }], error: [], errorMessage: null },
+  batches: 1,
+};
+
+it.each([
+  [
+    'an ESM',
+    'testing-esm.mjs',
+    "import { createTestOrigin } from 'rest-service-origin/testing';\nimport { echoPipeline } from 'rest-service-origin';",
+  ],
+  [
+    'a CJS',
+    'testing-cjs.cjs',
+    "const { createTestOrigin } = require('rest-service-origin/testing');\nconst { echoPipeline } = require('rest-service-origin');",
+  ],
+])('injects a request through rest-service-origin/testing from %s consumer', (_kind, file, load) => {
+  writeFileSync(join(consumer, file), testingProgram(load));
+  const out = execFileSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual(testingExpected);
+});
+
 // TypedField and list-maps are branded with registered symbols, so that each build reads the other's records.
 it('reads typed fields and list-maps made by the other module format', () => {
   writeFileSync(

@@ -4,7 +4,7 @@ import { AVRO_FORMAT_SCHEMA, type AvroFormatConfig } from './avro-options';
 
 /**
  * The built-in `avro` format: the body is an Avro object container file (any codec of the Avro specification) and
- * each Avro record becomes a record with header attribute `avroSchema` (see {@link AvroParser}). What the blocks
+ * each Avro record becomes a record with header attribute `avroSchema` (see `AvroParser`). What the blocks
  * decompress to, all together, is held to the source's `maxDecodedBytes`.
  */
 export const avroFormat: DataFormat<AvroFormatConfig> = {

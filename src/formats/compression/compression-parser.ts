@@ -384,7 +384,7 @@ function isKind(kind: Container, bytes: Buffer): boolean {
 
 /**
  * A parser of `format` for a body packed as `compression` says; with `format: 'none'`, the format's own parser.
- * See {@link CompressionParser}. `formatConfig` must already be validated (as `resolveFormatConfig` returns it).
+ * See `CompressionParser`. `formatConfig` must already be validated (as `resolveFormatConfig` returns it).
  */
 export function createCompressionParser(
   format: DataFormat,

@@ -12,8 +12,8 @@ import { DATAGRAM_FORMAT_SCHEMA, type DatagramFormatConfig } from './datagram-op
 
 /**
  * The built-in `datagram` format: the body is the raw payload of one datagram (the bytes a UDP packet carries),
- * parsed as `packetFormat` says. See the parsers for each record shape: {@link CollectdParser},
- * `createNetflowParser`, `createSyslogParser` and {@link RawDataParser}.
+ * parsed as `packetFormat` says. See the parsers for each record shape: `CollectdParser`,
+ * `createNetflowParser`, `createSyslogParser` and `RawDataParser`.
  *
  * `createParser` throws `OriginError('ORIGIN_DATAGRAM_FILE_UNREADABLE')` when `typesDbFile` or `authFile` cannot
  * be read, and `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` for a charset this Node.js build cannot decode. Both

@@ -5,7 +5,7 @@ import { DELIMITED_FORMAT_SCHEMA, type DelimitedFormatConfig } from './delimited
 /**
  * The built-in `delimited` format: one record per delimited line. `createParser` throws
  * `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when the charset has no decoder in this Node.js build; everything
- * about the input is reported as failures by the parser (see {@link DelimitedParser}).
+ * about the input is reported as failures by the parser (see `DelimitedParser`).
  */
 export const delimitedFormat: DataFormat<DelimitedFormatConfig> = {
   name: 'delimited',

@@ -206,6 +206,9 @@ export class DelimitedTokenizer {
       this.#finish(n, sink);
       return n;
     }
+    // Never stop between the halves of a surrogate pair: the byte offsets of the next piece would count each half on
+    // its own (3 bytes each, not 4 for the pair), so that offsets after it depended on where a chunk ended.
+    if (i > 0 && i < n && isHighSurrogate(text.charCodeAt(i - 1))) i--;
     this.#carry(text, i);
     return i;
   }
@@ -646,4 +649,8 @@ function postgresEscape(text: string, i: number): [string, number] {
     if (hex) return [String.fromCharCode(parseInt(hex[0], 16)), 2 + hex[0].length];
   }
   return [next, 2];
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

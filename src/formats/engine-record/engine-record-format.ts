@@ -5,7 +5,7 @@ import { ENGINE_RECORD_FORMAT_SCHEMA, type EngineRecordFormatConfig } from './en
 
 /**
  * The built-in `engineRecord` format: records written by `writeEngineRecords` (another pipeline's output, or
- * its error records) read back exactly, one per line (see {@link EngineRecordParser}).
+ * its error records) read back exactly, one per line (see `EngineRecordParser`).
  */
 export const engineRecordFormat: DataFormat<EngineRecordFormatConfig> = {
   name: 'engineRecord',

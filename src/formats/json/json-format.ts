@@ -5,7 +5,7 @@ import { JSON_FORMAT_SCHEMA, type JsonFormatConfig } from './json-options';
 /**
  * The built-in `json` format. `createParser` throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when the
  * configured charset has no decoder in this Node.js build; everything else about the input is reported as
- * failures by the parser (see {@link JsonParser}).
+ * failures by the parser (see `JsonParser`).
  */
 export const jsonFormat: DataFormat<JsonFormatConfig> = {
   name: 'json',

@@ -6,8 +6,8 @@ import { PROTOBUF_FORMAT_SCHEMA, type ProtobufFormatConfig } from './protobuf-op
 
 /**
  * The built-in `protobuf` format: each protobuf message of `messageType` becomes one record (see
- * {@link ProtobufParser}). `createParser` throws a `ConfigError` when the descriptor file or message type cannot
- * be used (see {@link loadMessageType}); the descriptor set is loaded once per path, and checked once per config
+ * `ProtobufParser`). `createParser` throws a `ConfigError` when the descriptor file or message type cannot
+ * be used (see `loadMessageType`); the descriptor set is loaded once per path, and checked once per config
  * object.
  */
 export const protobufFormat: DataFormat<ProtobufFormatConfig> = {

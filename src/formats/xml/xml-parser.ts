@@ -41,6 +41,9 @@ const NON_WHITESPACE = /\S/;
  */
 const SAX_SLICE_CHARS = 16_384;
 
+/** Thrown out of sax's error handler to end the read in progress (see the handler). */
+const STOP_READING = new Error('the XML read stops at its first error');
+
 /** sax's buffers of one token each, by the name a failure gives the token. */
 const SAX_BUFFERS = {
   comment: 'comment',
@@ -109,6 +112,9 @@ export class XmlParser implements Parser {
   readonly #matched: boolean[] = [];
   #seenRoot = false;
   #failed = false;
+  /** Characters written to sax so far, and the count at which the limits are checked next (see #write). */
+  #saxChars = 0;
+  #nextCheck = SAX_SLICE_CHARS;
   #index = 0;
 
   /** Char position of the current record's `<`; -1 outside records. */
@@ -158,7 +164,13 @@ export class XmlParser implements Parser {
     parser.onclosetag = () => this.#close();
     parser.ontext = (text) => this.#addText(text);
     parser.oncdata = (text) => this.#addText(text);
-    parser.onerror = (error) => this.#malformed(error.message.split('\n')[0] ?? error.message);
+    parser.onerror = (error) => {
+      this.#malformed(error.message.split('\n')[0] ?? error.message);
+      // sax reads on after an error to the end of the text it was given, reporting further errors as it goes, and
+      // after the first each costs more: a 16 KB slice of broken CDATA made 79,000 errors and took seconds. Only
+      // the first counts, so the read stops here; #write catches this.
+      throw STOP_READING;
+    };
     this.#sax = parser;
   }
 
@@ -232,7 +244,10 @@ export class XmlParser implements Parser {
     if (text === '') return;
     this.#text += text;
     for (let at = 0; at < text.length && !this.#failed;) {
-      let end = Math.min(text.length, at + SAX_SLICE_CHARS);
+      // Slices end every SAX_SLICE_CHARS characters counted from the start of the body, not of the chunk, and the
+      // limits are checked there only: a token over its limit is then found at the same place, with the same line,
+      // offset and excerpt, however the body was chunked.
+      let end = Math.min(text.length, at + (this.#nextCheck - this.#saxChars));
       // A surrogate pair stays in one slice.
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
       try {
@@ -240,8 +255,12 @@ export class XmlParser implements Parser {
       } catch {
         // sax throws on the write after an error it already reported through onerror.
       }
+      this.#saxChars += end - at;
       at = end;
-      if (!this.#failed) this.#checkSaxLimits();
+      if (this.#saxChars >= this.#nextCheck) {
+        this.#nextCheck += SAX_SLICE_CHARS;
+        if (!this.#failed) this.#checkSaxLimits();
+      }
     }
     if (this.#failed || this.#recordStart < 0) return;
     const written = this.#textStart + this.#text.length;

@@ -116,7 +116,10 @@ function trimEnd(body: Buffer, from: number, to: number): number {
   return stop;
 }
 
-/** RFC 6587 §3.4.1: `<length> <message>` frames; a count that passes the end of the body ends parsing. */
+/**
+ * RFC 6587 §3.4.1: `<length> <message>` frames, each trimmed as {@link trimEnd} says; a count that passes the end
+ * of the body ends parsing.
+ */
 function splitOctetCounted(
   body: Buffer,
   records: ParsedRecord[],
@@ -146,7 +149,9 @@ function splitOctetCounted(
       );
       break;
     }
-    one(body.subarray(start, start + length), start);
+    // rsyslog's forwarding templates end each message with LF, inside the counted octets; it is not part of it.
+    const stop = trimEnd(body, start, start + length);
+    if (stop > start) one(body.subarray(start, stop), start);
     at = start + length;
     while (at < body.length && (body[at] === 0x0a || body[at] === 0x0d)) at++;
   }
