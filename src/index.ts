@@ -21,6 +21,8 @@ export type {
   ServiceGateway,
 } from './origin/gateway-service';
 export { Gateway, type GatewayOptions } from './gateway/gateway';
+export type { RemoteService } from './gateway/remote-service';
+export type { AuthenticationRequest } from './auth/authenticator';
 export type {
   GatewayAuthenticated,
   GatewayAuthentication,

@@ -6,6 +6,7 @@ import type { GatewayUser } from './gateway-authenticator';
  * directory); a rejection is answered 503 like an authenticator's failure.
  */
 export interface GatewayAuthorizer {
+  /** True when `user` may read (and so call) the pipeline named `pipeline`. */
   mayRead(user: GatewayUser, pipeline: string): boolean | Promise<boolean>;
 }
 
@@ -26,6 +27,7 @@ export class InMemoryAcl implements GatewayAuthorizer {
     this.#readers = new Map(Object.entries(readers).map(([pipeline, who]) => [pipeline, new Set(who)]));
   }
 
+  /** True when the ACL grants `pipeline` (or `*`) to `*`, to the user's name, or to one of its `@roles`. */
   mayRead(user: GatewayUser, pipeline: string): boolean {
     return this.#grants(this.#readers.get(pipeline), user) || this.#grants(this.#readers.get(ANY), user);
   }

@@ -11,6 +11,7 @@ export const ROLE_PROFILES = {
   managedSaml: ['Engine Administrator', 'Engine Manager', 'Organization Administrator'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** The name of a profile of {@link ROLE_PROFILES}: `standalone`, `managed` or `managedSaml`. */
 export type RoleProfile = keyof typeof ROLE_PROFILES;
 
 /** True when `roles` holds one of `required`. Names compare exactly (they are the authenticator's names). */
