@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { curlHttps } from '../tls/https-client';
 import { makeTlsMaterial, type TlsMaterial } from '../tls/tls-material';
 
@@ -126,3 +127,53 @@ it('refuses several --config files without --gateway', async () => {
   expect(code).toBe(2);
   expect(output().stderr).toContain('rest-origin serve --gateway <gateway-file>');
 });
+
+it('authenticates secure services with the file realm named in the gateway file', async () => {
+  const { hashPassword } = await import('rest-service-origin');
+  const hash = await hashPassword('cli-secret', { N: 1024, r: 8, p: 1 });
+  writeFileSync(
+    join(dir, 'secure-gateway.json'),
+    JSON.stringify({
+      port: 0,
+      host: '127.0.0.1',
+      authenticator: { kind: 'file', users: [{ user: 'ada', hash, roles: ['admin'] }] },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'secure.json'),
+    JSON.stringify({
+      http: { useApiGateway: true, gatewayServiceName: 'secure', requireGatewayAuthentication: true },
+      dataFormat: { format: 'json' },
+      pipeline: { runnerIdleTimeMs: 0 },
+    }),
+  );
+  const { child, output } = startCli([
+    'serve',
+    '--gateway',
+    join(dir, 'secure-gateway.json'),
+    '--config',
+    join(dir, 'secure.json'),
+  ]);
+  while ((output().stdout.match(/listening at/g) ?? []).length < 2) {
+    if (child.exitCode !== null) throw new Error(`CLI exited: ${output().stderr}`);
+    await once(child.stdout, 'data');
+  }
+  const url = /listening at (\S+\/rest\/v1\/gateway\/secure)\n/.exec(output().stdout)![1]!;
+  expect(url).toMatch(/\/rest\/v1\/gateway\/secure$/);
+  const headers = { 'x-requested-by': 'cli' };
+  const anonymous = await request(url, { method: 'POST', headers, body: '{}' });
+  await anonymous.body.dump();
+  expect(anonymous.statusCode).toBe(401);
+  const authorization = `Basic ${Buffer.from('ada:cli-secret').toString('base64')}`;
+  const good = await request(url, {
+    method: 'POST',
+    headers: { ...headers, authorization },
+    body: '{"a":1}',
+  });
+  expect(await good.body.text()).toBe(
+    '{"httpStatusCode":200,"data":[{"a":1}],"error":[],"errorMessage":null}',
+  );
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  expect(code).toBe(0);
+}, 60_000);
