@@ -74,6 +74,26 @@ module.exports = {
       to: { path: '^src/(origin|http|cli)/' },
     },
     {
+      name: 'gateway-through-origin-contract',
+      severity: 'error',
+      comment:
+        'gateway/ (the API gateway: routing, X-Requested-By, authenticators, authorization) builds on auth/, errors/, http/ and response/, and sees the origin only through the contract the origin owns, src/origin/gateway-service.ts (decision 0065); of tls/ only resource-file.ts (the file realm reads its users file like a keystore); it knows nothing of formats, records, pipelines or TLS stores.',
+      from: { path: '^src/gateway/' },
+      to: {
+        path: '^src/',
+        pathNot:
+          '^src/(gateway|auth|errors|http|response)/|^src/origin/gateway-service\\.ts$|^src/tls/resource-file\\.ts$',
+      },
+    },
+    {
+      name: 'only-hosts-import-gateway',
+      severity: 'error',
+      comment:
+        'The origin serves a gateway through its own contract and never imports gateway/: only the CLI and the package root do, so there is no folder cycle.',
+      from: { path: '^src/', pathNot: '^src/(gateway/|cli/|index\\.ts$)' },
+      to: { path: '^src/gateway/' },
+    },
+    {
       name: 'origin-not-to-cli',
       severity: 'error',
       comment: 'cli/ is the top: only the package root (index.ts) may re-export from it.',

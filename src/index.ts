@@ -14,6 +14,24 @@ export {
 export type { AuthenticationMethod } from './auth/authenticator';
 export { IDENTITY_ATTRIBUTES } from './auth/identity-attributes';
 export type { OriginMetricsSnapshot } from './origin/origin-metrics';
+export type {
+  GatewayApi,
+  GatewayRegistration,
+  GatewayService,
+  ServiceGateway,
+} from './origin/gateway-service';
+export { Gateway, type GatewayOptions } from './gateway/gateway';
+export type { RemoteService } from './gateway/remote-service';
+export type { AuthenticationRequest } from './auth/authenticator';
+export type {
+  GatewayAuthenticated,
+  GatewayAuthentication,
+  GatewayAuthenticator,
+  GatewayRejected,
+  GatewayUser,
+} from './gateway/gateway-authenticator';
+export { ANY, EVERYONE_READS, InMemoryAcl, type GatewayAuthorizer } from './gateway/authorizer';
+export { ROLE_PROFILES, type RoleProfile } from './gateway/roles';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';
 export type {
@@ -101,15 +119,7 @@ export {
 export { OriginError, isOriginError } from './errors/origin-error';
 export { ConfigError, type ConfigProblem } from './errors/config-error';
 
-// Gateway authenticators (the contract, the file realm, LDAP).
-export type {
-  GatewayAuthenticated,
-  GatewayAuthentication,
-  GatewayAuthenticator,
-  GatewayRejected,
-  GatewayUser,
-} from './gateway/gateway-authenticator';
-export type { AuthenticationRequest } from './auth/authenticator';
+// Gateway authenticators (the file realm, LDAP; their contract is exported with the gateway above).
 export {
   FileRealmAuthenticator,
   hashPassword,

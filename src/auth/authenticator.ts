@@ -49,7 +49,7 @@ export type AuthenticationOutcome = Authenticated | Rejected;
  * authenticator itself failed, and the request is answered 500.
  */
 export interface Authenticator {
-  readonly method: Exclude<AuthenticationMethod, 'none' | 'gateway'>;
+  readonly method: Exclude<AuthenticationMethod, 'none'>;
   authenticate(request: AuthenticationRequest): AuthenticationOutcome | Promise<AuthenticationOutcome>;
   /**
    * Called by `start()` before the origin listens: loads what the method needs and fails the start when it

@@ -51,6 +51,17 @@ export function resolveConfigFile(
 }
 
 function readConfigFile(path: string): { origin: Record<string, unknown>; pipeline: unknown } {
+  const { $schema: _editorHint, pipeline = {}, ...origin } = readObjectFile(path, 'the origin config');
+  return { origin, pipeline };
+}
+
+/**
+ * Reads a file of the command that holds one object: YAML when its name ends in `.yaml` or `.yml`, JSON
+ * otherwise (the config files and the gateway file).
+ *
+ * @throws ConfigError when the file cannot be read, does not parse (the problem says where), or is not an object.
+ */
+export function readObjectFile(path: string, holds: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -59,10 +70,9 @@ function readConfigFile(path: string): { origin: Record<string, unknown>; pipeli
   }
   const parsed = YAML_EXTENSIONS.has(extname(path).toLowerCase()) ? parseYaml(text) : parseJson(text);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw fileProblem('must hold an object (the origin config)');
+    throw fileProblem(`must hold an object (${holds})`);
   }
-  const { $schema: _editorHint, pipeline = {}, ...origin } = parsed as Record<string, unknown>;
-  return { origin, pipeline };
+  return parsed as Record<string, unknown>;
 }
 
 /**

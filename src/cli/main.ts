@@ -4,7 +4,9 @@ import { ConfigError } from '../errors/config-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { OriginConfig } from '../origin/config';
 import { Origin } from '../origin/origin';
+import { Gateway } from '../gateway/gateway';
 import { resolveConfigFile } from './config-file';
+import { readGatewayFile } from './gateway-file';
 import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
 import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
@@ -12,6 +14,7 @@ import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
 const USAGE = `Usage:
   rest-origin serve --config <file> [--port <port>]
+  rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>]
   rest-origin validate --config <file>
   rest-origin describe --config <file>
 ${HASH_PASSWORD_SYNOPSIS}
@@ -26,7 +29,11 @@ ${HASH_PASSWORD_HELP}
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
 optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns idle batches off), and an optional
-"$schema" for editors (config.schema.json in the package). --port overrides http.port.`;
+"$schema" for editors (config.schema.json in the package). --port overrides http.port.
+
+With --gateway, the command runs an API gateway (port, host, TLS, authenticator, roles and readers from the
+gateway file, JSON or YAML; docs/gateway.md) and serves each --config file's origin through it (each with
+http.useApiGateway and its own gatewayServiceName); --port then overrides the gateway's port.`;
 
 const COMMANDS = new Set(['serve', 'validate', 'describe']);
 
@@ -37,21 +44,75 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { config: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      config: { type: 'string', multiple: true },
+      gateway: { type: 'string' },
+      port: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   const command = positionals[0];
-  if (values.help || command === undefined || !COMMANDS.has(command) || values.config === undefined) {
+  const configs = values.config ?? [];
+  const usable =
+    command !== undefined &&
+    COMMANDS.has(command) &&
+    configs.length > 0 &&
+    (configs.length === 1 || (command === 'serve' && values.gateway !== undefined));
+  if (values.help || !usable) {
     (values.help ? console.log : console.error)(USAGE);
     return values.help ? 0 : 2;
   }
-  if (command === 'validate') return validate(values.config);
-  if (command === 'describe') return describe(values.config);
+  const [first = ''] = configs;
+  if (command === 'validate') return validate(first);
+  if (command === 'describe') return describe(first);
   const { port } = values;
-  const { origin: config, pipeline } = resolveConfigFile(values.config, defaultRegistry, (origin) => {
+  if (values.gateway !== undefined) return serveGateway(values.gateway, configs, port);
+  const { origin: config, pipeline } = resolveConfigFile(first, defaultRegistry, (origin) => {
     if (port !== undefined) origin['http'] = { ...(origin['http'] as object), port: Number(port) };
   });
   const origin = await serve(config, pipeline.runnerIdleTimeMs);
   return new Promise<number>((resolve) => origin.once('stop', ({ reason }) => resolve(reason ? 1 : 0)));
+}
+
+/**
+ * `rest-origin serve --gateway`: starts the gateway, then one origin per config file (all files are resolved
+ * first, so a bad one stops the command before anything listens). Resolves with 0 once a signal closed them all
+ * (origins first, then the gateway), 1 when an origin stopped itself.
+ */
+async function serveGateway(
+  gatewayFile: string,
+  configFiles: readonly string[],
+  port: string | undefined,
+): Promise<number> {
+  const gatewayOptions = readGatewayFile(gatewayFile, port === undefined ? undefined : Number(port));
+  const resolved = configFiles.map((file) => resolveConfigFile(file, defaultRegistry));
+  const gateway = new Gateway(gatewayOptions);
+  const url = await gateway.start();
+  console.log(`rest-origin: gateway listening at ${url}`);
+  const origins: Origin[] = [];
+  try {
+    for (const { origin: config, pipeline } of resolved) {
+      const origin = await serveOrigin(config, pipeline.runnerIdleTimeMs, gateway);
+      origins.push(origin);
+    }
+  } catch (error) {
+    await Promise.all(origins.map((origin) => origin.close({ timeoutMs: 10_000 })));
+    await gateway.close();
+    throw error;
+  }
+  const stopped = origins.map(
+    (origin) =>
+      new Promise<boolean>((resolve) => origin.once('stop', ({ reason }) => resolve(reason !== undefined))),
+  );
+  const shutdown = (signal: string): void => {
+    console.log(`rest-origin: ${signal} received, closing`);
+    for (const origin of origins) void origin.close({ timeoutMs: 10_000 });
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  const failed = (await Promise.all(stopped)).some(Boolean);
+  await gateway.close();
+  return failed ? 1 : 0;
 }
 
 /** `rest-origin validate`: 0 and a one-line summary when the file resolves, 1 and every problem when not. */
@@ -99,23 +160,38 @@ function printProblems(subject: string, error: ConfigError): void {
 }
 
 async function serve(resolved: OriginConfig, runnerIdleTimeMs: number | undefined): Promise<Origin> {
-  const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
-    runnerIdleTimeMs,
-  });
-  const origin = new Origin(resolved, { runners: pool });
-  origin.on('stop', ({ reason }) => {
-    if (reason) console.error(`origin stopped: ${reason.describe()}`);
-    void pool.close();
-  });
-  const url = await origin.start();
-  console.log(`rest-origin: '${origin.config.general.name}' listening at ${url}`);
-  console.log(`rest-origin: ${describeSecurity(origin)}`);
+  const origin = await serveOrigin(resolved, runnerIdleTimeMs, undefined);
   const shutdown = (signal: string): void => {
     console.log(`rest-origin: ${signal} received, closing`);
     void origin.close({ timeoutMs: 10_000 });
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+  return origin;
+}
+
+/** Starts one origin with its own in-process pool and the echo pipeline, on its port or through `gateway`. */
+async function serveOrigin(
+  resolved: OriginConfig,
+  runnerIdleTimeMs: number | undefined,
+  gateway: Gateway | undefined,
+): Promise<Origin> {
+  const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
+    runnerIdleTimeMs,
+  });
+  const origin = new Origin(resolved, { runners: pool, ...(gateway ? { gateway } : {}) });
+  origin.on('stop', ({ reason }) => {
+    if (reason) console.error(`origin stopped: ${reason.describe()}`);
+    void pool.close();
+  });
+  try {
+    const url = await origin.start();
+    console.log(`rest-origin: '${origin.config.general.name}' listening at ${url}`);
+    console.log(`rest-origin: ${describeSecurity(origin)}`);
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
   return origin;
 }
 

@@ -75,6 +75,22 @@ export const ERROR_TABLE = {
     httpStatus: 500,
     message: 'Port {port} on {host} is already in use by another process.',
   },
+  ORIGIN_GATEWAY_SERVICE_TAKEN: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: "Gateway service name '{service}' is already registered by another origin.",
+  },
+  ORIGIN_GATEWAY_NOT_LISTENING: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message:
+      "Cannot register service '{service}': the gateway is '{state}'; start the gateway before its origins.",
+  },
+  ORIGIN_GATEWAY_AUTHENTICATOR_MISSING: {
+    category: 'lifecycle',
+    httpStatus: 500,
+    message: "Service '{service}' requires gateway authentication, but the gateway has no authenticator.",
+  },
   ORIGIN_LISTEN_PORT_SHARED: {
     category: 'lifecycle',
     httpStatus: 500,
@@ -195,6 +211,46 @@ export const ERROR_TABLE = {
     category: 'auth',
     httpStatus: 403,
     message: "Kerberos principal '{principal}' is not of kerberosRealm '{realm}'.",
+  },
+  ORIGIN_GATEWAY_SERVICE_NOT_FOUND: {
+    category: 'request',
+    httpStatus: 404,
+    message: "No service '{service}' is registered on the gateway's {api} API.",
+  },
+  ORIGIN_GATEWAY_PATH_UNKNOWN: {
+    category: 'request',
+    httpStatus: 404,
+    message: 'The gateway serves /rest/v1/gateway/<service>… and /public-rest/v1/gateway/<service>… only.',
+  },
+  ORIGIN_GATEWAY_REQUESTED_BY_MISSING: {
+    category: 'request',
+    httpStatus: 400,
+    message: 'A {method} request through the gateway must carry an X-Requested-By header (any value).',
+  },
+  ORIGIN_GATEWAY_ROLE_MISSING: {
+    category: 'auth',
+    httpStatus: 403,
+    message: "The user holds none of the roles the gateway's secure API requires ({roles}).",
+  },
+  ORIGIN_GATEWAY_PERMISSION_DENIED: {
+    category: 'auth',
+    httpStatus: 403,
+    message: "The user may not read pipeline '{pipeline}'.",
+  },
+  ORIGIN_GATEWAY_SECRET_INVALID: {
+    category: 'auth',
+    httpStatus: 403,
+    message: 'The request did not come through the gateway this origin is registered with.',
+  },
+  ORIGIN_GATEWAY_UPSTREAM_FAILED: {
+    category: 'request',
+    httpStatus: 502,
+    message: "The gateway could not reach service '{service}': {detail}.",
+  },
+  ORIGIN_GATEWAY_AUTHENTICATOR_FAILED: {
+    category: 'auth',
+    httpStatus: 503,
+    message: "The gateway's authenticator failed: {detail}.",
   },
   ORIGIN_HTTP_BODY_TOO_LARGE: {
     category: 'limit',

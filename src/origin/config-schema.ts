@@ -50,13 +50,7 @@ export interface NotYetBuilt {
  * Features not built yet, marked in `docs/config.md` so that nobody configures them expecting them to work.
  * Remove an entry when its feature lands (tests/docs/not-yet-built.test.ts checks that each flag is refused).
  */
-export const NOT_YET_BUILT: readonly NotYetBuilt[] = [
-  {
-    flag: 'http.useApiGateway',
-    options: ['http.useApiGateway', 'http.gatewayServiceName', 'http.requireGatewayAuthentication'],
-    issue: 14,
-  },
-];
+export const NOT_YET_BUILT: readonly NotYetBuilt[] = [];
 
 // Node turns a timer delay above 2^31 - 1 ms into 1 ms, so a longer timeout would fire at once.
 const MAX_TIMER_MS = 2_147_483_647;

@@ -89,7 +89,8 @@ export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: Se
 }
 
 /**
- * {@link handleRequest} without a promise: `answered`, when given, is called once the answer is written. A
+ * {@link handleRequest} without a promise: `answered`, when given, is called once the answer is written;
+ * `identity`, when given, is the caller the gateway authenticated (record header attributes of decision 0038). A
  * request whose body is not encoded and whose pipeline finishes synchronously (the echo microservice) goes from
  * the body's last chunk to its answer in one call stack, with no promise and no tick.
  */
@@ -98,8 +99,12 @@ export function serveRequest(
   req: IncomingMessage,
   res: ServerResponse,
   answered?: () => void,
+  identity?: Readonly<Record<string, string>>,
 ): void {
-  new ServedRequest(ctx, req, res, answered).start();
+  const served = new ServedRequest(ctx, req, res, answered);
+  // The gateway authenticated the caller itself (spec §5); the origin then has no authenticator of its own.
+  if (identity !== undefined) served.identify(identity);
+  served.start();
 }
 
 const NO_CODINGS: readonly ContentCoding[] = Object.freeze([]);
@@ -141,6 +146,11 @@ class ServedRequest implements SlotWaiter {
     this.#answered = answered;
     this.#startedAt = performance.now();
     this.#info = new IncomingRequestInfo(ctx.nextRequestId(), req, ctx.attributeSources);
+  }
+
+  /** Sets the caller's identity attributes decided before the request reached the origin (the gateway's). */
+  identify(identity: Readonly<Record<string, string>>): void {
+    this.#info.identity = identity;
   }
 
   start(): void {
@@ -429,6 +439,7 @@ const DETAIL_WITHHELD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ORIGIN_INTERNAL_ERROR',
   'ORIGIN_RESPONSE_RENDER_FAILED',
   'ORIGIN_RESPONSE_SCHEMA_INVALID',
+  'ORIGIN_GATEWAY_AUTHENTICATOR_FAILED',
 ]);
 
 /**

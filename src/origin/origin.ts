@@ -4,6 +4,11 @@ import { hostname } from 'node:os';
 import type { AuthenticationMethod, Authenticator } from '../auth/authenticator';
 import { authenticationMethodOf, ignoredAuthenticationOptions } from '../auth/authentication-method';
 import { authenticatorFor } from '../auth/authenticator-for';
+import {
+  ForwardedAuthenticator,
+  GATEWAY_SECRET_HEADER,
+  GATEWAY_USER_HEADER,
+} from '../auth/forwarded-authenticator';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
@@ -21,7 +26,8 @@ import { BatchSignals } from './batch-signals';
 import { bodyPlanFor } from './body-plan';
 import { HeapGuard } from './heap-guard';
 import { resolveConfig, type OriginConfig } from './config';
-import { handleRequest, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
+import { handleRequest, refuse, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
+import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
@@ -81,6 +87,22 @@ export interface OriginOptions {
    * `start()` and at every `reloadTls()`; see docs/security.md. The config itself stays plain data.
    */
   readonly tlsCredentials?: TlsCredentials;
+  /**
+   * The API gateway that serves this origin when `http.useApiGateway` is on (required then): `start()` registers
+   * `http.gatewayServiceName` on it instead of listening on a port, `close()` unregisters. See docs/gateway.md.
+   */
+  readonly gateway?: ServiceGateway;
+  /**
+   * The pipeline's name as the gateway's authorizer knows it ("may user U read pipeline P"); `general.name` by
+   * default. Used in gateway mode only.
+   */
+  readonly pipeline?: string;
+  /**
+   * Gateway mode with the gateway in another process (decision 0067): instead of `gateway`, the secret the host
+   * registered this origin's URL with (`gateway.registerRemote`). The origin then listens on `http.port` (with
+   * its TLS options, which secure gateway → origin) and answers 403 to any request without the secret.
+   */
+  readonly gatewaySecret?: string;
 }
 
 /**
@@ -107,6 +129,9 @@ export class Origin {
   readonly #authenticator: Authenticator | undefined;
   #state: OriginState = 'idle';
   #lease: PortLease | undefined;
+  readonly #gateway: ServiceGateway | undefined;
+  readonly #pipeline: string;
+  #registration: GatewayRegistration | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
   #requestCounter = 0;
@@ -115,12 +140,15 @@ export class Origin {
   constructor(config: unknown, options: OriginOptions) {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
-    refuseUnsupported(this.config);
+    requireGateway(this.config, options.gateway ?? options.gatewaySecret);
+    this.#gateway = this.config.http.useApiGateway ? options.gateway : undefined;
+    this.#pipeline = options.pipeline ?? this.config.general.name;
     this.#tls = tlsSettingsFor(this.config.tls, {
       resourcesDirectory: this.config.general.resourcesDirectory,
       credentials: options.tlsCredentials ?? {},
     });
-    this.#authenticator = authenticatorFor(this.config);
+    const forwarded = this.config.http.useApiGateway && !options.gateway ? options.gatewaySecret : undefined;
+    this.#authenticator = forwarded ? new ForwardedAuthenticator(forwarded) : authenticatorFor(this.config);
     warnIgnoredAuthentication(this.config);
     this.#runners = options.runners;
     warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
@@ -159,7 +187,7 @@ export class Origin {
         copyAuthorizationHeaders: http.copyAuthorizationHeaders,
         copyApplicationId: http.copyApplicationId,
         copyCookieHeaders: http.copyCookieHeaders,
-        reservedAttributes: reservedAttributeNames(formats),
+        reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
@@ -226,6 +254,7 @@ export class Origin {
     if (this.#state !== 'idle')
       throw new OriginError('ORIGIN_STATE_INVALID', { action: 'start', state: this.#state });
     this.#state = 'starting';
+    if (this.#gateway) return this.#register(this.#gateway);
     const { http } = this.config;
     try {
       await this.#authenticator?.prepare?.();
@@ -249,6 +278,43 @@ export class Origin {
     this.#url = endpointUrl(this.#tls ? 'https' : 'http', http.host, this.#lease.address.port);
     this.#emit('start', { url: this.#url, description: this.describe() });
     return this.#url;
+  }
+
+  /**
+   * Gateway mode: prepares what requests need, then registers with the gateway instead of listening; the
+   * endpoint is the gateway's URL of the service. Rejects with the gateway's `ORIGIN_GATEWAY_*` error, leaving
+   * the origin `failed` (and the gateway's other services untouched).
+   */
+  async #register(gateway: ServiceGateway): Promise<string> {
+    try {
+      await this.#context.renderer.prepare?.();
+      this.#registration = gateway.register(this.#service());
+    } catch (error) {
+      this.#state = 'failed';
+      throw error;
+    }
+    this.#state = 'listening';
+    this.#url = this.#registration.url;
+    this.#emit('start', { url: this.#url, description: this.describe() });
+    return this.#url;
+  }
+
+  /** This origin as a service of the gateway: served in process, on the same request path as a port's. */
+  #service(): GatewayService {
+    const { http } = this.config;
+    return {
+      name: http.gatewayServiceName,
+      api: http.requireGatewayAuthentication ? 'secure' : 'public',
+      pipeline: this.#pipeline,
+      serve: (req, res, identity) => serveRequest(this.#context, req, res, undefined, identity),
+      refuse: (req, res, error, headers) =>
+        refuse(this.#context, req, res, error, {
+          requestId: this.#context.nextRequestId(),
+          bodyRead: false,
+          startedAt: performance.now(),
+          ...(headers === undefined ? {} : { headers }),
+        }),
+    };
   }
 
   /**
@@ -331,6 +397,8 @@ export class Origin {
     this.#runningBatches.stop();
     this.#authenticator?.release?.();
     this.#lease = undefined;
+    this.#registration?.unregister();
+    this.#registration = undefined;
     this.#emit('stop', reason ? { reason } : {});
   }
 
@@ -377,14 +445,24 @@ export class Origin {
   }
 }
 
-/** Options that exist in the config but that this version cannot serve yet: refused, never silently ignored. */
-function refuseUnsupported(config: OriginConfig): void {
-  const problems: ConfigProblem[] = [];
-  const unsupported = (path: string, value: unknown): void => {
-    problems.push({ path, message: `${JSON.stringify(value)} is not supported by this version yet` });
+/** Gateway mode needs the gateway from the host: refused at construction rather than at `start()`. */
+function requireGateway(config: OriginConfig, gateway: ServiceGateway | string | undefined): void {
+  if (!config.http.useApiGateway || gateway !== undefined) return;
+  const problem: ConfigProblem = {
+    path: '/http/useApiGateway',
+    message:
+      'true needs the gateway that serves the origin: pass it as options.gateway, or options.gatewaySecret for a gateway in another process (docs/gateway.md)',
   };
-  if (config.http.useApiGateway) unsupported('/http/useApiGateway', true);
-  if (problems.length > 0) throw new ConfigError(problems);
+  throw new ConfigError([problem]);
+}
+
+/** The reserved names plus the gateway's forwarding headers: the secret must never reach a record. */
+function withGatewayHeaders(reserved: { has(lowerCaseName: string): boolean }): {
+  has(lowerCaseName: string): boolean;
+} {
+  return {
+    has: (name) => name === GATEWAY_SECRET_HEADER || name === GATEWAY_USER_HEADER || reserved.has(name),
+  };
 }
 
 /**

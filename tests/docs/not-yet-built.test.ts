@@ -19,24 +19,28 @@ describe('options of features not built yet', () => {
   const pool = new InProcessRunnerPool(10, echoPipeline, { runnerIdleTimeMs: 0 });
   afterAll(() => pool.close());
 
-  it.each(NOT_YET_BUILT.map((f) => [f.flag, f] as const))('%s is refused by new Origin', (flag) => {
-    let error: unknown;
-    try {
-      new Origin(configWith(flag), { runners: pool });
-    } catch (caught) {
-      error = caught;
+  // Loops rather than it.each: the list is empty whenever every feature is built, and it.each refuses an empty table.
+  it('refuses each flag of a feature not built yet in new Origin', () => {
+    for (const { flag } of NOT_YET_BUILT) {
+      let error: unknown;
+      try {
+        new Origin(configWith(flag), { runners: pool });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.path)).toContain(`/${flag.replace('.', '/')}`);
     }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems.map((p) => p.path)).toContain(`/${flag.replace('.', '/')}`);
   });
 
-  it.each(NOT_YET_BUILT.flatMap((f) => f.options.map((o) => [o, f.issue] as const)))(
-    '%s is marked in docs/config.md',
-    (option, issue) => {
-      const row = CONFIG_DOC.split('\n').find((line) => line.startsWith(`| \`${option}\` |`));
-      expect(row).toContain(`**Not built yet** (issue ${issue})`);
-    },
-  );
+  it('marks each option of a feature not built yet in docs/config.md', () => {
+    for (const { options, issue } of NOT_YET_BUILT) {
+      for (const option of options) {
+        const row = CONFIG_DOC.split('\n').find((line) => line.startsWith(`| \`${option}\` |`));
+        expect(row).toContain(`**Not built yet** (issue ${issue})`);
+      }
+    }
+  });
 
   it('marks nothing else: TLS and Kerberos are built (or being built)', () => {
     const marked = CONFIG_DOC.split('\n').filter((line) => line.includes('**Not built yet** (issue'));

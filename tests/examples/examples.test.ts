@@ -26,3 +26,14 @@ it('examples/custom-runner-pool answers 201 for a good order and 422 for a bad o
     '422 {"httpStatusCode":422,"data":[],"error":[{"item":"cake","quantity":"many"}],"errorMessage":"ORDERS_01 - quantity must be a number"}',
   );
 });
+
+it('examples/gateway serves a public and a secure service on one gateway', () => {
+  const out = runExample('gateway').trim().split('\n');
+  expect(out[1]).toMatch(/^orders at http:\/\/127\.0\.0\.1:\d+\/rest\/v1\/gateway\/orders$/);
+  expect(out[2]).toMatch(/^status at http:\/\/127\.0\.0\.1:\d+\/public-rest\/v1\/gateway\/status$/);
+  expect(out.slice(3)).toEqual([
+    '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"anonymous","path":"/eu"}],"error":[],"errorMessage":null}',
+    '401 {"httpStatusCode":401,"data":[],"error":[],"errorMessage":"ORIGIN_AUTH_CREDENTIALS_MISSING - The request carries no Basic credentials; send them in the Authorization header."}',
+    '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"ada","path":"/eu"}],"error":[],"errorMessage":null}',
+  ]);
+});
