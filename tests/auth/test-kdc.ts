@@ -1,8 +1,9 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopProcess, waitForPort } from '../support/server-process';
+import { freePort } from '../origin/origin-helpers';
 
 /** A throwaway MIT Kerberos KDC serving two realms on a loopback port, with its principals and keytabs. */
 export interface TestKdc {
@@ -111,7 +112,7 @@ export async function startKdc(): Promise<TestKdc> {
     let output = '';
     started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitForPort(port, started, () => output);
+    await waitForPort('krb5kdc', port, started, () => output);
     let counter = 0;
     return {
       dir,
@@ -150,44 +151,5 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): 
       if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
       else resolve(stdout);
     });
-  });
-}
-
-/** A TCP port that was free on 127.0.0.1 a moment ago (the KDC binds UDP and TCP to it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once the KDC accepts TCP connections; rejects when it exits first or takes more than 10 s. */
-async function waitForPort(port: number, kdc: ChildProcess, output: () => string): Promise<void> {
-  const { connect } = await import('node:net');
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (kdc.exitCode !== null) throw new Error(`krb5kdc exited with ${kdc.exitCode}: ${output()}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`krb5kdc did not listen on 127.0.0.1:${port}: ${output()}`);
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
   });
 }

@@ -1,9 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopProcess, waitForPort } from '../support/server-process';
+import { freePort } from '../origin/origin-helpers';
+
+export { freePort };
 
 /** A user of the test directory: its name (uid), DN and password. */
 export interface DirectoryUser {
@@ -140,8 +143,8 @@ export async function startSlapd(): Promise<TestSlapd> {
     slapd = started;
     started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitForPort(port, started, () => output);
-    await waitForPort(tlsPort, started, () => output);
+    await waitForPort('slapd', port, started, () => output);
+    await waitForPort('slapd', tlsPort, started, () => output);
     return {
       url,
       ldapsUrl,
@@ -171,43 +174,5 @@ function run(command: string, args: readonly string[]): Promise<string> {
       if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
       else resolve(stdout);
     });
-  });
-}
-
-/** A port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once slapd accepts TCP connections; rejects when it exits first or takes more than 10 s. */
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`slapd exited with ${child.exitCode}: ${output()}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`slapd did not listen on 127.0.0.1:${port}: ${output()}`);
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
   });
 }
