@@ -1,6 +1,7 @@
 // The three servers `npm run bench` compares, each run in its own process by bench/echo.ts:
 //   origin   — the echo origin (in-process runners, echo pipeline), JSON arrayOfObjects
 //   https    — the same origin serving HTTPS (tls.useTls, PEM keystore from BENCH_TLS_DIR, TLS 1.3)
+//   gateway  — the same origin behind an in-process API gateway (public API, /public-rest/v1/gateway/bench/…)
 //   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
 //   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
@@ -13,29 +14,36 @@ import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
 
-async function startOrigin(tls = {}) {
+async function startOrigin(tls = {}, gatewayMode = false) {
   // BENCH_DIST runs another build of the package (bench/echo.ts sets it for BENCH_BEFORE_DIST).
   const dist = process.env.BENCH_DIST
     ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
     : new URL('../dist/index.js', import.meta.url).href;
-  const { InProcessRunnerPool, Origin, echoPipeline } = await import(dist);
+  const { Gateway, InProcessRunnerPool, Origin, echoPipeline } = await import(dist);
   // BENCH_ORIGIN_SLOTS: request slots and runners (10 by default, fewer than the bench's connections, so that
   // requests also wait in the admission queue as they do on a busy origin).
   const slots = Number(process.env.BENCH_ORIGIN_SLOTS ?? 10);
   const runners = new InProcessRunnerPool(slots, echoPipeline, { runnerIdleTimeMs: 0 });
+  // In gateway mode the origin opens no port: the gateway's port is the one the load goes to.
+  const gateway = gatewayMode ? new Gateway({ port: 0, host: '127.0.0.1' }) : undefined;
+  const gatewayUrl = gateway ? await gateway.start() : undefined;
+  const gatewayHttp = gatewayMode
+    ? { useApiGateway: true, gatewayServiceName: 'bench', requireGatewayAuthentication: false }
+    : {};
   const origin = new Origin(
     {
       general: { resourcesDirectory: process.env.BENCH_TLS_DIR ?? '' },
-      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots },
+      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots, ...gatewayHttp },
       tls,
       dataFormat: {
         format: 'json',
         json: { jsonContent: 'arrayOfObjects', maxObjectLengthChars: 1_000_000 },
       },
     },
-    { runners },
+    { runners, ...(gateway ? { gateway } : {}) },
   );
-  return Number(new URL(await origin.start()).port);
+  const url = await origin.start();
+  return Number(new URL(gatewayUrl ?? url).port);
 }
 
 async function startNode() {
@@ -75,13 +83,14 @@ const startHttps = () => startOrigin({ useTls: true, keystoreType: 'pem', keysto
 const starters = {
   origin: () => startOrigin(),
   https: startHttps,
+  gateway: () => startOrigin({}, true),
   before: () => startOrigin(),
   node: startNode,
   fastify: startFastify,
 };
 const start = starters[kind];
 if (start === undefined) {
-  console.error('usage: echo-servers.mjs origin|https|node|fastify|before');
+  console.error('usage: echo-servers.mjs origin|https|gateway|node|fastify|before');
   process.exit(2);
 }
 const port = await start();

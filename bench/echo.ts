@@ -13,7 +13,7 @@
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
-// for the before/after figure of one change), BENCH_SERVERS (which of https,node,fastify,before to run
+// for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,fastify,before to run
 // beside the origin; all by default, before only with BENCH_BEFORE_DIST).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,18 +31,24 @@ const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Numbe
 
 const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
 
-type Kind = 'origin' | 'https' | 'node' | 'fastify' | 'before';
+type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'fastify' | 'before';
 const SERVERS = process.env.BENCH_SERVERS?.split(',');
 const KINDS: readonly Kind[] = (
   BEFORE_DIST
-    ? (['origin', 'https', 'node', 'fastify', 'before'] as const)
-    : (['origin', 'https', 'node', 'fastify'] as const)
+    ? (['origin', 'https', 'gateway', 'node', 'fastify', 'before'] as const)
+    : (['origin', 'https', 'gateway', 'node', 'fastify'] as const)
 ).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
 /** HTTPS costs at most this many times plain HTTP's CPU per request on keep-alive connections (issue 13). */
 const HTTPS_CPU_MAX = 1.3;
+/** The in-process gateway path costs at most this many times the direct path's CPU per request (issue 14). */
+const GATEWAY_CPU_MAX = 1.1;
 
 /** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
-const TARGETS: readonly { metric: Metric; against: Exclude<Kind, 'origin' | 'https'>; max: number }[] = [
+const TARGETS: readonly {
+  metric: Metric;
+  against: Exclude<Kind, 'origin' | 'https' | 'gateway'>;
+  max: number;
+}[] = [
   { metric: 'cpu', against: 'node', max: 1.15 },
   { metric: 'cpu', against: 'fastify', max: 1.0 },
   { metric: 'p99', against: 'node', max: 1.25 },
@@ -141,15 +147,20 @@ interface Measured {
   errors: number;
 }
 
+/** The bench service on the gateway's public API, with the same `/bench` path after the service name. */
+const GATEWAY_PATH = '/public-rest/v1/gateway/bench/bench';
+
 async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measured> {
   const server = servers[kind];
   const cpuBefore = await cpuOf(server);
   const result = await autocannon({
-    url: `${kind === 'https' ? 'https' : 'http'}://127.0.0.1:${server.port}/bench`,
+    url: `${kind === 'https' ? 'https' : 'http'}://127.0.0.1:${server.port}${kind === 'gateway' ? GATEWAY_PATH : '/bench'}`,
     ...(kind === 'https' ? { tlsOptions: { ca: tlsCa } } : {}),
     method: 'POST',
     body,
-    headers: { 'content-type': 'application/json' },
+    // Gateway mode requires X-Requested-By on POST (decision 0066); the direct path gets it too, so that both
+    // carry the same headers into their records.
+    headers: { 'content-type': 'application/json', 'x-requested-by': 'bench' },
     connections: CONNECTIONS,
     duration: seconds,
   });
@@ -174,7 +185,14 @@ const results = new Map<number, Record<Kind, Measured[]>>();
 try {
   for (const count of RECORD_COUNTS) {
     const body = bodyOf(count);
-    const rounds: Record<Kind, Measured[]> = { origin: [], https: [], node: [], fastify: [], before: [] };
+    const rounds: Record<Kind, Measured[]> = {
+      origin: [],
+      https: [],
+      gateway: [],
+      node: [],
+      fastify: [],
+      before: [],
+    };
     results.set(count, rounds);
     for (const kind of KINDS) await load(kind, body, Math.min(2, SECONDS)); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
@@ -215,7 +233,8 @@ for (const [count, rounds] of results) {
   // drift of a shared machine; the median of those paired ratios is the figure that counts.
   for (const metric of ['cpu', 'p99', 'rps'] as const) {
     for (const against of KINDS.filter(
-      (kind): kind is Exclude<Kind, 'origin' | 'https'> => kind !== 'origin' && kind !== 'https',
+      (kind): kind is Exclude<Kind, 'origin' | 'https' | 'gateway'> =>
+        kind !== 'origin' && kind !== 'https' && kind !== 'gateway',
     )) {
       const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
       const target = TARGETS.find((t) => t.metric === metric && t.against === against);
@@ -240,6 +259,18 @@ for (const [count, rounds] of results) {
         `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
     );
     if (rounds.https.some((run) => run.errors > 0)) allMet = false;
+  }
+  if (KINDS.includes('gateway')) {
+    // The in-process gateway (routing, X-Requested-By, the URL rewrite) against the direct path, paired by round.
+    const ratios = rounds.gateway.map((run, i) => run.cpu / rounds.origin[i]!.cpu);
+    const met = median(ratios) <= GATEWAY_CPU_MAX;
+    allMet &&= met;
+    console.log(
+      `  gateway/origin cpu ${median(ratios).toFixed(2)}x ` +
+        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
+        `target ≤ ${GATEWAY_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}`,
+    );
+    if (rounds.gateway.some((run) => run.errors > 0)) allMet = false;
   }
   console.log('');
 }

@@ -173,6 +173,17 @@ it('authenticates secure services with the file realm named in the gateway file'
   expect(await good.body.text()).toBe(
     '{"httpStatusCode":200,"data":[{"a":1}],"error":[],"errorMessage":null}',
   );
+  // A wrong password and an unknown user meet the same 401 and challenge as no credentials at all.
+  for (const credentials of ['ada:wrong-secret', 'nobody:cli-secret']) {
+    const refused = await request(url, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+      body: '{}',
+    });
+    await refused.body.dump();
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Basic realm=/);
+  }
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   expect(code).toBe(0);
