@@ -117,14 +117,8 @@ async function serveGateway(
 
 /** `rest-origin validate`: 0 and a one-line summary when the file resolves, 1 and every problem when not. */
 function validate(path: string): number {
-  let resolved: OriginConfig;
-  try {
-    resolved = resolveConfigFile(path, defaultRegistry).origin;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    printProblems(path, error);
-    return 1;
-  }
+  const resolved = checkedConfigFile(path);
+  if (resolved === undefined) return 1;
   const { general, http, dataFormat } = resolved;
   console.log(
     `${path}: valid ('${general.name}', ${dataFormat.format} on ${http.host || 'every address'}:${http.port})`,
@@ -134,14 +128,8 @@ function validate(path: string): number {
 
 /** `rest-origin describe`: the config's serving in plain words, or its problems as `validate` prints them. */
 async function describe(path: string): Promise<number> {
-  let resolved: OriginConfig;
-  try {
-    resolved = resolveConfigFile(path, defaultRegistry).origin;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    printProblems(path, error);
-    return 1;
-  }
+  const resolved = checkedConfigFile(path);
+  if (resolved === undefined) return 1;
   // An origin made (never started) from the config says which authentication is in force and what it ignores.
   const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
     runnerIdleTimeMs: 0,
@@ -150,6 +138,17 @@ async function describe(path: string): Promise<number> {
   console.log(`${path}:\n${formatDescribedLines(describeConfig(resolved, origin.describe()))}`);
   await pool.close();
   return 0;
+}
+
+/** The origin config of the file at `path`; `undefined` once its problems are printed. */
+function checkedConfigFile(path: string): OriginConfig | undefined {
+  try {
+    return resolveConfigFile(path, defaultRegistry).origin;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    printProblems(path, error);
+    return undefined;
+  }
 }
 
 /** `<subject> has N problems:` then one line per problem, its JSON Pointer first. */

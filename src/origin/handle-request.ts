@@ -203,16 +203,11 @@ class ServedRequest implements SlotWaiter {
   }
 
   #authenticate(authenticator: Authenticator): void {
-    let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
-    try {
-      outcome = authenticator.authenticate(this.#req);
-    } catch (error) {
-      return this.fail(error);
-    }
-    if (!(outcome instanceof Promise)) return this.authenticated(outcome);
-    outcome.then(
-      (settled) => this.authenticated(settled),
-      (error: unknown) => this.fail(error),
+    authenticate(
+      authenticator,
+      this.#req,
+      (outcome) => this.authenticated(outcome),
+      (error) => this.fail(error),
     );
   }
 
@@ -419,11 +414,24 @@ export function refuseUnrouted(
       });
   };
   const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);
+  authenticate(authenticator, req, settled, failed);
+}
+
+/**
+ * Asks `authenticator` about `req` and calls `settled` with its outcome, in the same call stack when it answers
+ * at once (basic) or when its promise settles (SPNEGO); `failed` when the authenticator itself throws or rejects.
+ */
+function authenticate(
+  authenticator: Authenticator,
+  req: IncomingMessage,
+  settled: (outcome: AuthenticationOutcome) => void,
+  failed: (error: unknown) => void,
+): void {
   let outcome: AuthenticationOutcome | Promise<AuthenticationOutcome>;
   try {
     outcome = authenticator.authenticate(req);
-  } catch (thrown) {
-    return failed(thrown);
+  } catch (error) {
+    return failed(error);
   }
   if (outcome instanceof Promise) outcome.then(settled, failed);
   else settled(outcome);
