@@ -293,6 +293,23 @@ export const ERROR_TABLE = {
     httpStatus: 503,
     message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
   },
+  ORIGIN_HTTP_RATE_LIMITED: {
+    category: 'limit',
+    httpStatus: 429,
+    message:
+      'Over the rate limit of its {key} (http.rateLimits, policy "{policy}"); retry after {retryAfterSeconds} s.',
+  },
+  ORIGIN_HTTP_TENANT_BUSY: {
+    category: 'limit',
+    httpStatus: 429,
+    message:
+      'Its {key} holds its {limit} request slots (http.maxConcurrentRequestsPerKey) and has {limit} requests waiting; retry later.',
+  },
+  ORIGIN_HTTP_RATE_LIMITER_UNAVAILABLE: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'The rate limiter did not answer ({detail}); retry later.',
+  },
   ORIGIN_HTTP_LOW_MEMORY: {
     category: 'limit',
     httpStatus: 503,

@@ -8,6 +8,7 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { rateLimitOptionsSchema } from './rate-limit-options';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 
 /** Values of `general.onRecordError`. */
@@ -193,6 +194,7 @@ function httpSchema(): JsonSchema {
       MAX_TIMER_MS,
       '(addition) The longest a request waits in the queue for a free slot, in milliseconds; then it is answered 503 with Retry-After.',
     ),
+    ...rateLimitOptionsSchema(),
     responseTimeoutMs: integer(
       60000,
       1,

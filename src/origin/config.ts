@@ -6,9 +6,11 @@ import { compileConfigSchema, configProblems } from '../formats/config-validatio
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
+import { rateLimitProblems, type ConcurrencyPerKey, type RateLimitRule } from './rate-limit-options';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
 
+export type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './rate-limit-options';
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
 /** What happens to a record the data format cannot parse (General tab, On Record Error). */
@@ -53,6 +55,10 @@ export interface HttpConfig {
   /** Requests that may wait for a free slot (addition). */
   readonly queueSize: number;
   readonly queueTimeoutMs: number;
+  /** Per-tenant rate limits; empty = none (addition, docs/rate-limits.md). */
+  readonly rateLimits: readonly RateLimitRule[];
+  /** The most slots one tenant may hold; `null` = no per-tenant limit (addition). */
+  readonly maxConcurrentRequestsPerKey: ConcurrencyPerKey | null;
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
   /** Capped at `requestTimeoutMs` when the server is made (addition). */
@@ -168,6 +174,8 @@ export function resolveConfig(input: unknown, registry: FormatRegistry): OriginC
   const problems = [
     ...(valid ? [] : configProblems(validate.errors ?? [], 'config')),
     ...crossFieldProblems(config),
+    // Only on a schema-valid config: the rules read the rate limits' types as the schema promises them.
+    ...(valid ? rateLimitProblems(config as OriginConfig) : []),
     ...formatProblems(config, registry),
   ];
   if (problems.length > 0) throw new ConfigError(problems);

@@ -18,7 +18,7 @@ import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
-import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
+import type { ReleaseSlot, RequestAdmission, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
@@ -29,6 +29,8 @@ import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
+import type { RateLimitKey } from './rate-limit-options';
+import { tenantOf, type RateLimits, type RateLimitVerdict } from './rate-limits';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -56,7 +58,11 @@ export interface RequestContext {
   /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
   readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
-  readonly admission: Admission;
+  readonly admission: RequestAdmission;
+  /** The per-tenant rate limits (`http.rateLimits`); `undefined` when there are none (decision 0105). */
+  readonly rateLimits: RateLimits | undefined;
+  /** The key of `http.maxConcurrentRequestsPerKey`, which names a request's tenant to admission (decision 0106). */
+  readonly tenantKey: RateLimitKey | undefined;
   /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
   readonly heap: HeapGuard;
   readonly runners: RunnerPool;
@@ -130,6 +136,8 @@ class ServedRequest implements SlotWaiter {
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
+  /** The body has no declared length and a byte rate limit applies: charged once read. */
+  #chargeAfterRead = false;
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
@@ -184,9 +192,39 @@ class ServedRequest implements SlotWaiter {
     } catch (error) {
       return this.fail(error);
     }
-    const release = ctx.admission.tryAcquire();
+    const { rateLimits } = ctx;
+    if (rateLimits === undefined) return this.admit();
+    rateLimits.check(this.#info, declaredBodyLength(this.#req)).then(
+      (verdict) => this.rateLimited(verdict),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /**
+   * Counted against the per-tenant rate limits: 429 when over one, else on to admission. After the application ID
+   * and before admission, so that the limits know the tenant and a refused request never holds a slot or a place
+   * in the queue. Every answer to the request carries the verdict's RateLimit headers.
+   */
+  rateLimited(verdict: RateLimitVerdict): void {
+    const ctx = this.#ctx;
+    this.#replyHeaders = { ...this.#replyHeaders, ...verdict.headers };
+    if (verdict.refusal !== undefined) {
+      for (const key of verdict.refusedBy) ctx.metrics.countRateLimited(key);
+      return this.fail(verdict.refusal);
+    }
+    this.#chargeAfterRead = verdict.chargeAfterRead;
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.admit();
+  }
+
+  /** A request slot at once when one is free, else a place in the queue. */
+  admit(): void {
+    const ctx = this.#ctx;
+    const { tenantKey } = ctx;
+    const tenant = tenantKey === undefined ? undefined : tenantOf(tenantKey, this.#info);
+    const release = ctx.admission.tryAcquire(tenant);
     if (release) return this.granted(release);
-    ctx.admission.wait(this);
+    ctx.admission.wait(this, tenant);
   }
 
   /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
@@ -250,6 +288,7 @@ class ServedRequest implements SlotWaiter {
     let running: Promise<void> | undefined;
     try {
       ctx.metrics.countBytes(bytes);
+      if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
       running = runBatch(ctx, batch);
@@ -306,6 +345,8 @@ class ServedRequest implements SlotWaiter {
 
   /** No slot for the request (queue full or wait ran out, origin closing). */
   refused(error: OriginError): void {
+    const { tenantKey } = this.#ctx;
+    if (error.code === 'ORIGIN_HTTP_TENANT_BUSY' && tenantKey) this.#ctx.metrics.countRateLimited(tenantKey);
     this.fail(error);
   }
 
@@ -365,6 +406,9 @@ export function refuse(
   );
   const headers: Record<string, string> = { ...request.headers };
   if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  // A rate limit's refusal brings its own; another 429 (a tenant's slots busy) waits retryAfterSeconds, never 0.
+  if (error.httpStatus === 429)
+    headers['Retry-After'] ??= String(Math.max(1, ctx.config.http.retryAfterSeconds));
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
@@ -512,6 +556,16 @@ function refuseEarly(
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
   ctx.heap.admit(now);
   return codings;
+}
+
+/**
+ * The body length a rate limit charges before the read: Content-Length, 0 for a request with neither it nor
+ * Transfer-Encoding (it has no body), `undefined` for a chunked body.
+ */
+function declaredBodyLength(req: IncomingMessage): number | undefined {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) return Number(declared);
+  return req.headers['transfer-encoding'] === undefined ? 0 : undefined;
 }
 
 function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): void {

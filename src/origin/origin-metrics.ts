@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors/error-table';
+import type { RateLimitKey } from './rate-limit-options';
 
 /** A snapshot of an origin's counters, as `origin.metrics()` returns it. Counters start at zero at construction. */
 export interface OriginMetricsSnapshot {
@@ -11,6 +12,12 @@ export interface OriginMetricsSnapshot {
   };
   /** Rejections and failures by error code. */
   readonly rejectedByReason: Readonly<Partial<Record<ErrorCode, number>>>;
+  /**
+   * 429 answers of the per-tenant limits by the key kind of the limit that refused: http.rateLimits
+   * (`ORIGIN_HTTP_RATE_LIMITED`; a request over two limits counts under both) and http.maxConcurrentRequestsPerKey
+   * (`ORIGIN_HTTP_TENANT_BUSY`).
+   */
+  readonly rateLimitedByKey: Readonly<Record<RateLimitKey, number>>;
   readonly records: {
     /** Records handed to the pipeline. */
     readonly produced: number;
@@ -50,6 +57,7 @@ export class OriginMetrics {
   #errors = 0;
   #discarded = 0;
   #bytes = 0;
+  readonly #rateLimited = { applicationId: 0, user: 0, clientAddress: 0 };
   readonly #latencies = new Float64Array(LATENCY_WINDOW);
   #latencyCount = 0;
 
@@ -69,6 +77,11 @@ export class OriginMetrics {
     this.#discarded += discarded;
   }
 
+  /** Counts one refusal by a per-tenant limit of `key` (besides the request's own count). */
+  countRateLimited(key: RateLimitKey): void {
+    this.#rateLimited[key]++;
+  }
+
   countBytes(bytes: number): void {
     this.#bytes += bytes;
   }
@@ -85,6 +98,7 @@ export class OriginMetrics {
         byStatus: Object.fromEntries([...this.#byStatus].map(([status, n]) => [String(status), n])),
       },
       rejectedByReason: Object.fromEntries(this.#byReason),
+      rateLimitedByKey: { ...this.#rateLimited },
       records: { produced: this.#produced, errors: this.#errors, discarded: this.#discarded },
       bytesReceived: this.#bytes,
       inFlight,

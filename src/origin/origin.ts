@@ -19,7 +19,9 @@ import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
-import { Admission } from './admission';
+import type { RequestAdmission } from './admission';
+import { admissionFor } from './fair-admission';
+import { rateLimitsFor } from './rate-limits';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
@@ -121,7 +123,7 @@ export class Origin {
   readonly #listening = { request: false, batch: false, rejection: false };
   readonly #runners: RunnerPool;
   readonly #metrics = new OriginMetrics();
-  readonly #admission: Admission;
+  readonly #admission: RequestAdmission;
   readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
@@ -154,11 +156,7 @@ export class Origin {
     warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
-    this.#admission = new Admission({
-      slots: http.maxConcurrentRequests,
-      queueSize: http.queueSize,
-      queueTimeoutMs: http.queueTimeoutMs,
-    });
+    this.#admission = admissionFor(http);
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
     this.#events.on('newListener', (event: string) => this.#updateListening(event, true));
     this.#events.on('removeListener', (event: string) =>
@@ -170,6 +168,8 @@ export class Origin {
       authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      rateLimits: rateLimitsFor(this.config),
+      tenantKey: http.maxConcurrentRequestsPerKey?.key,
       heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
