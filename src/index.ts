@@ -34,6 +34,9 @@ export { ANY, EVERYONE_READS, InMemoryAcl, type GatewayAuthorizer } from './gate
 export { ROLE_PROFILES, type RoleProfile } from './gateway/roles';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';
+export { RATE_LIMIT_KEYS } from './origin/rate-limit-options';
+export type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './origin/rate-limit-options';
+export { startRateLimiterClusterPrimary } from './origin/rate-limits';
 export type {
   OriginConfig,
   OriginConfigInput,
