@@ -48,6 +48,8 @@ export interface RateLimitVerdict {
   readonly chargeAfterRead: boolean;
 }
 
+const NOBODY: readonly RateLimitKey[] = Object.freeze([]);
+
 /** How a cluster worker waits for the primary's limiter before it answers 503 (it answers within microseconds). */
 const CLUSTER_TIMEOUT_MS = 2000;
 
@@ -76,23 +78,31 @@ export class RateLimits {
    * never lengthens the wait: windows are fixed (decision 0105). Rejects with `ORIGIN_HTTP_RATE_LIMITER_UNAVAILABLE`
    * (503) when a limiter fails (a cluster primary that does not answer).
    */
-  async check(source: TenantSource, declaredBytes: number | undefined): Promise<RateLimitVerdict> {
-    let takes: Take[];
-    try {
-      takes = await Promise.all(
-        this.#policies.map((policy) => policy.take(tenantOf(policy.key, source), declaredBytes)),
-      );
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new OriginError('ORIGIN_HTTP_RATE_LIMITER_UNAVAILABLE', { detail }, { cause: error });
-    }
+  check(source: TenantSource, declaredBytes: number | undefined): Promise<RateLimitVerdict> {
+    const policies = this.#policies;
+    // One entry (the usual config) goes without Promise.all and its array: this runs on every limited request.
+    const taken =
+      policies.length === 1
+        ? policies[0]!.take(tenantOf(policies[0]!.key, source), declaredBytes)
+        : Promise.all(policies.map((policy) => policy.take(tenantOf(policy.key, source), declaredBytes)));
+    return taken.then(
+      (takes) => this.#verdict(takes, declaredBytes),
+      (error: unknown) => {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new OriginError('ORIGIN_HTTP_RATE_LIMITER_UNAVAILABLE', { detail }, { cause: error });
+      },
+    );
+  }
+
+  #verdict(takes: Take | Take[], declaredBytes: number | undefined): RateLimitVerdict {
+    const all = Array.isArray(takes) ? takes : [takes];
     const headers: Record<string, string> = {
       'RateLimit-Policy': this.#policyHeader,
-      RateLimit: takes.flatMap((take) => take.items).join(', '),
+      RateLimit: all.length === 1 ? all[0]!.items : all.map((take) => take.items).join(', '),
     };
-    const refused = takes.filter((take) => take.refusedForMs !== undefined);
     const chargeAfterRead = this.#chargesBytes && declaredBytes === undefined;
-    if (refused.length === 0) return { headers, refusal: undefined, refusedBy: [], chargeAfterRead };
+    const refused = all.filter((take) => take.refusedForMs !== undefined);
+    if (refused.length === 0) return { headers, refusal: undefined, refusedBy: NOBODY, chargeAfterRead };
     // Whole seconds, rounded up and never 0 (RFC 9110 §10.2.3): a client that waits this long finds its window
     // renewed, and the draft asks that Retry-After not end before the refused policy's window.
     const retryAfterSeconds = Math.max(1, ...refused.map((take) => Math.ceil(take.refusedForMs! / 1000)));
@@ -121,8 +131,8 @@ interface Take {
   readonly key: RateLimitKey;
   /** The policy that refused (its name in the headers). */
   readonly policy: string;
-  /** `RateLimit` list items of this policy. */
-  readonly items: string[];
+  /** `RateLimit` list items of this policy, joined. */
+  readonly items: string;
   /** Milliseconds until the tenant may send again, when refused. */
   readonly refusedForMs: number | undefined;
 }
@@ -159,31 +169,40 @@ class Policy {
     return items.join(', ');
   }
 
-  async take(tenant: string, declaredBytes: number | undefined): Promise<Take> {
-    const [requests, bytes] = await Promise.all([
-      this.#takeRequest(tenant),
-      this.#bytes ? this.#takeBytes(this.#bytes, tenant, declaredBytes) : undefined,
-    ]);
-    const items = [item(this.key, requests)];
-    if (bytes) items.push(item(`${this.key}-bytes`, bytes));
-    const refused = [requests, bytes].find((left) => left?.refused);
-    return {
-      key: this.key,
-      policy: refused === bytes ? `${this.key}-bytes` : this.key,
-      items,
-      refusedForMs: refused?.msBeforeNext,
-    };
+  take(tenant: string, declaredBytes: number | undefined): Promise<Take> {
+    const requests = this.#requests.consume(tenant, 1).then(this.#granted, this.#refused);
+    const bytes = this.#bytes;
+    if (bytes === undefined) return requests.then(this.#requestsOnly);
+    return Promise.all([requests, this.#takeBytes(bytes, tenant, declaredBytes)]).then(
+      ([left, bytesLeft]) => {
+        const refused = left.refused ? left : bytesLeft.refused ? bytesLeft : undefined;
+        return {
+          key: this.key,
+          policy: refused === left ? this.key : `${this.key}-bytes`,
+          items: `${item(this.key, left)}, ${item(`${this.key}-bytes`, bytesLeft)}`,
+          refusedForMs: refused?.msBeforeNext,
+        };
+      },
+    );
   }
 
-  async #takeRequest(tenant: string): Promise<Left> {
-    try {
-      const res = await this.#requests.consume(tenant, 1);
-      return { remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext, refused: false };
-    } catch (thrown) {
-      if (!(thrown instanceof RateLimiterRes)) throw thrown;
-      return { remaining: 0, msBeforeNext: thrown.msBeforeNext, refused: true };
-    }
-  }
+  readonly #granted = (res: RateLimiterRes): Left => ({
+    remaining: res.remainingPoints,
+    msBeforeNext: res.msBeforeNext,
+    refused: false,
+  });
+
+  readonly #refused = (thrown: unknown): Left => {
+    if (!(thrown instanceof RateLimiterRes)) throw thrown;
+    return { remaining: 0, msBeforeNext: thrown.msBeforeNext, refused: true };
+  };
+
+  readonly #requestsOnly = (left: Left): Take => ({
+    key: this.key,
+    policy: this.key,
+    items: item(this.key, left),
+    refusedForMs: left.refused ? left.msBeforeNext : undefined,
+  });
 
   /**
    * A tenant is refused only while it is out of bytes (its second's allowance spent, or a debt for an earlier
