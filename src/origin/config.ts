@@ -69,6 +69,10 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** Operational paths (addition, decision 0080); `''` = off. */
+  readonly metricsPath: string;
+  readonly healthPath: string;
+  readonly readinessPath: string;
 }
 
 /**

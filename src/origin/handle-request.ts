@@ -27,7 +27,8 @@ import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
-import type { OriginMetrics } from './origin-metrics';
+import { channels } from './diagnostics-channels';
+import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
 
 /**
@@ -130,6 +131,12 @@ class ServedRequest implements SlotWaiter {
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
+  /** `performance.now()` when the request began to wait for a slot; 0 while it has not waited. */
+  #queuedAt = 0;
+  /** `performance.now()` when the batch was handed to the runner pool. */
+  #runStartedAt = 0;
+  /** How long the runner pool took on the batch (milliseconds), once it finished. */
+  #runMs = 0;
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
@@ -185,7 +192,11 @@ class ServedRequest implements SlotWaiter {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
-    if (release) return this.granted(release);
+    if (release) {
+      ctx.metrics.countAdmission(0);
+      return this.granted(release);
+    }
+    this.#queuedAt = performance.now();
     ctx.admission.wait(this);
   }
 
@@ -215,6 +226,7 @@ class ServedRequest implements SlotWaiter {
   granted(release: ReleaseSlot): void {
     this.#release = release;
     const ctx = this.#ctx;
+    if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
     const req = this.#req;
     try {
@@ -252,6 +264,7 @@ class ServedRequest implements SlotWaiter {
       ctx.metrics.countBytes(bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
+      this.#runStartedAt = performance.now();
       running = runBatch(ctx, batch);
     } catch (error) {
       return this.fail(error);
@@ -264,6 +277,8 @@ class ServedRequest implements SlotWaiter {
   }
 
   respond(batch: Batch): void {
+    // The run ended: from here on the time is the origin's (rendering, writing), not the pipeline's.
+    this.#runMs = performance.now() - this.#runStartedAt;
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;
@@ -285,13 +300,20 @@ class ServedRequest implements SlotWaiter {
 
   answer(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
     const durationMs = performance.now() - this.#startedAt;
-    ctx.metrics.countRequest('answered', rendered.status, durationMs);
+    const sink = batch.response as BufferedResponseSink;
+    const { metrics } = ctx;
+    metrics.countRequest('answered', rendered.status, durationMs);
+    metrics.countAnswer(sentBytes, sink.dataRecords.length, sink.errorRecords.length, this.#runMs);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, rendered.status, 'answered', durationMs, undefined);
+    }
     if (ctx.observer.listening.batch) {
       ctx.observer.batch({
         requestId: this.#info.requestId,
@@ -374,12 +396,16 @@ export function refuse(
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
-    send(ctx, res, rendered, headers);
+    ctx.metrics.countRefusal(send(ctx, res, rendered, headers));
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
-  ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
+  const durationMs = performance.now() - request.startedAt;
+  ctx.metrics.countRequest(outcome, error.httpStatus, durationMs, error.code);
+  if (channels.requestEnd.hasSubscribers) {
+    publishEnd(ctx, request.requestId, error.httpStatus, outcome, durationMs, error.code);
+  }
   if (ctx.observer.listening.rejection) {
     ctx.observer.rejection({
       requestId: request.requestId,
@@ -388,6 +414,23 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/** Publishes a request's end on its diagnostics channel (only called while the channel has a subscriber). */
+function publishEnd(
+  ctx: Pick<RequestContext, 'config'>,
+  requestId: string,
+  status: number,
+  outcome: RequestOutcome,
+  durationMs: number,
+  code: ErrorCode | undefined,
+): void {
+  const origin = ctx.config.general.name;
+  channels.requestEnd.publish(
+    code === undefined
+      ? { origin, requestId, status, outcome, durationMs }
+      : { origin, requestId, status, outcome, durationMs, code },
+  );
 }
 
 /**
@@ -537,6 +580,7 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     info,
     config.general.name,
   );
+  if (failures.length > 0) countParseFailures(ctx, failures, outcome.stageFailure !== undefined, info);
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
     throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
@@ -550,6 +594,33 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     request: info,
     response: new BufferedResponseSink(),
   });
+}
+
+/**
+ * Counts each parse failure of a body by its code and what became of it (the onRecordError policy, or `refused`
+ * when a failure of the whole body refused it), and publishes it on its diagnostics channel.
+ */
+function countParseFailures(
+  ctx: RequestContext,
+  failures: readonly ParseFailure[],
+  refused: boolean,
+  info: IncomingRequestInfo,
+): void {
+  const action: ParseFailureAction = refused ? 'refused' : ctx.config.general.onRecordError;
+  const publish = channels.recordFailure.hasSubscribers;
+  for (const failure of failures) {
+    ctx.metrics.countParseFailure(failure.code, action);
+    if (!publish) continue;
+    channels.recordFailure.publish({
+      origin: ctx.config.general.name,
+      requestId: info.requestId,
+      code: failure.code,
+      message: failure.message,
+      recordIndex: failure.recordIndex,
+      byteOffset: failure.byteOffset,
+      action,
+    });
+  }
 }
 
 /** The placeholder record of an empty body (DESIGN.md §6): an empty LIST_MAP marked `emptyPayloadRecord`. */
@@ -769,16 +840,18 @@ function pipelineError(error: unknown): OriginError {
   return new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
 }
 
+/** Writes a rendered answer; returns its body's length in bytes (0 when the response was gone already). */
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
-): void {
-  if (res.headersSent || res.destroyed) return;
+): number {
+  if (res.headersSent || res.destroyed) return 0;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  headers['Content-Length'] = renderedBodyLength(rendered.body);
+  const length = renderedBodyLength(rendered.body);
+  headers['Content-Length'] = length;
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
@@ -786,6 +859,7 @@ function send(
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
   const { clientReadTimeoutMs } = ctx.config.http;
   if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  return length;
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -87,6 +87,9 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    metricsPath: '',
+    healthPath: '',
+    readinessPath: '',
   },
   dataFormat: {
     format: 'lines',
@@ -609,6 +612,9 @@ describe('buildConfigSchema', () => {
       'copyAuthorizationHeaders',
       'copyApplicationId',
       'copyCookieHeaders',
+      'metricsPath',
+      'healthPath',
+      'readinessPath',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
