@@ -153,6 +153,44 @@ describe('http.healthPath and http.readinessPath', () => {
     expect((await probe(client, '/healthz/more')).status).toBe(403);
   });
 
+  it('answers the paths on a server the host owns, through origin.handleRequest', async () => {
+    const { createServer } = await import('node:http');
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const origin = new Origin({ http: { ...PATHS }, dataFormat: { format: 'json' } }, { runners: pool });
+    stops.push(() => origin.close());
+    const server = createServer((req, res) => void origin.handleRequest(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    stops.push(() => new Promise((resolve) => server.close(resolve)));
+    const { port } = server.address() as { port: number };
+    const metrics = await request(`http://127.0.0.1:${port}/metrics`);
+    expect(metrics.statusCode).toBe(200);
+    expect(await metrics.body.text()).toContain('# TYPE rest_origin_requests_total counter');
+    const echoed = await request(`http://127.0.0.1:${port}/orders`, { method: 'POST', body: '{"a":1}' });
+    expect(echoed.statusCode).toBe(200);
+    await echoed.body.dump();
+  });
+
+  it('lets origins share a port only when their paths are the same', async () => {
+    const pool = new InProcessRunnerPool(2, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const { freePort } = await import('./origin-helpers');
+    const port = await freePort();
+    const make = (id: string, paths: Record<string, string>) => {
+      const origin = new Origin(
+        { http: { host: '127.0.0.1', port, applicationIds: [id], ...paths }, dataFormat: { format: 'json' } },
+        { runners: pool },
+      );
+      stops.push(() => origin.destroy());
+      return origin;
+    };
+    await make('a', PATHS).start();
+    await expect(make('b', { ...PATHS, metricsPath: '/other' }).start()).rejects.toThrow(
+      /the metrics, health and readiness paths differ/,
+    );
+    await make('c', PATHS).start();
+  });
+
   it('refuses a config whose paths are not distinct, or carry a query', () => {
     const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
     stops.push(() => pool.close());
