@@ -9,6 +9,7 @@ import {
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
+import { idempotencySchema } from '../idempotency/idempotency-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
@@ -259,6 +260,7 @@ function httpSchema(): JsonSchema {
       false,
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
+    idempotency: idempotencySchema(),
   });
 }
 
