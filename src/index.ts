@@ -139,6 +139,24 @@ export {
 } from './response/xml-response';
 export type { XmlSchemaFile } from './response/xml-schema';
 
+// Idempotency keys (http.idempotency, docs/idempotency.md): the store contract and its two implementations.
+export type {
+  IdempotencyStore,
+  IdempotencyAcquisition,
+  IdempotencyEntry,
+  StoredResponse,
+} from './idempotency/idempotency-store';
+export { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
+export {
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from './idempotency/redis-idempotency-store';
+export type {
+  IdempotencyConfig,
+  IdempotencyConfigInput,
+  IdempotencyStoreConfig,
+} from './idempotency/idempotency-options';
+
 // Errors.
 export {
   ERROR_TABLE,

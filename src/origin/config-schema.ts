@@ -9,6 +9,7 @@ import {
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
+import { idempotencySchema } from '../idempotency/idempotency-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
@@ -260,6 +261,7 @@ function httpSchema(): JsonSchema {
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
     ...operationalPathsSchema(),
+    idempotency: idempotencySchema(),
   });
 }
 

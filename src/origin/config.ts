@@ -8,6 +8,7 @@ import type { FormatRegistry } from '../formats/format-registry';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
+import type { IdempotencyConfig, IdempotencyConfigInput } from '../idempotency/idempotency-options';
 
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
@@ -73,6 +74,8 @@ export interface HttpConfig {
   readonly metricsPath: string;
   readonly healthPath: string;
   readonly readinessPath: string;
+  /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
+  readonly idempotency?: IdempotencyConfig;
 }
 
 /**
@@ -114,7 +117,9 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<HttpConfig>;
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency'>> & {
+    readonly idempotency?: IdempotencyConfigInput;
+  };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
   readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };

@@ -29,6 +29,8 @@ import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
+import { idempotencyPlanFor } from './idempotent-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
 import { renderPrometheusText, type MetricsTextFormat } from '../metrics/prometheus-text';
@@ -114,6 +116,12 @@ export interface OriginOptions {
    * its TLS options, which secure gateway → origin) and answers 403 to any request without the secret.
    */
   readonly gatewaySecret?: string;
+  /**
+   * The store of idempotency keys when `http.idempotency` is on, instead of the one `http.idempotency.store` names
+   * (docs/idempotency.md): any object that keeps the {@link IdempotencyStore} contract. It belongs to the host,
+   * which closes it; the origin never calls its `close`. Given while `http.idempotency` is absent: a ConfigError.
+   */
+  readonly idempotencyStore?: IdempotencyStore;
 }
 
 /**
@@ -218,6 +226,7 @@ export class Origin {
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
       },
+      idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -462,6 +471,9 @@ export class Origin {
     this.#state = 'closed';
     this.#runningBatches.stop();
     this.#authenticator?.release?.();
+    const idempotency = this.#context.idempotency;
+    // Only once no request can use it any more; a store the host passed is the host's to close.
+    if (idempotency?.ownsStore) void idempotency.store.close?.().catch(() => undefined);
     this.#lease = undefined;
     this.#registration?.unregister();
     this.#registration = undefined;
