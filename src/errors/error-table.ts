@@ -192,6 +192,11 @@ export const ERROR_TABLE = {
     httpStatus: 403,
     message: 'The application ID of the request is not in the configured list of application IDs.',
   },
+  ORIGIN_CORS_PREFLIGHT_REFUSED: {
+    category: 'request',
+    httpStatus: 403,
+    message: 'The CORS preflight is refused: {detail}.',
+  },
   ORIGIN_AUTH_CREDENTIALS_MISSING: {
     category: 'auth',
     httpStatus: 401,

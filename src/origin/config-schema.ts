@@ -8,6 +8,8 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { corsSchema } from '../http/cors';
+import { traceContextSchema } from './trace-context';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 
 /** Values of `general.onRecordError`. */
@@ -259,6 +261,8 @@ function httpSchema(): JsonSchema {
       false,
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
+    cors: corsSchema(),
+    traceContext: traceContextSchema(),
   });
 }
 

@@ -1,5 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { spnegoPrincipalProblem } from '../auth/spnego-principal';
+import { corsProblems, type CorsConfig } from '../http/cors';
+import type { TraceContextMode } from './trace-context';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
@@ -69,6 +71,10 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** Browser pages of other origins (addition, docs/cors.md). */
+  readonly cors: CorsConfig;
+  /** W3C Trace Context (addition, docs/trace-context.md). */
+  readonly traceContext: TraceContextMode;
 }
 
 /**
@@ -110,7 +116,7 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<HttpConfig>;
+  readonly http?: Partial<Omit<HttpConfig, 'cors'>> & { readonly cors?: Partial<CorsConfig> };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
   readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };
@@ -205,6 +211,7 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
     }
   }
   problems.push(...spnegoProblems(config));
+  problems.push(...corsProblems(isObject(config['http']) ? config['http']['cors'] : undefined));
   return problems;
 }
 

@@ -32,6 +32,7 @@ import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { CorsPolicy } from '../http/cors';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -189,7 +190,9 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        traceContext: http.traceContext,
       },
+      cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -416,6 +419,14 @@ export class Origin {
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      takesPreflight: (req) => {
+        const { cors } = this.#context;
+        return (
+          cors !== undefined &&
+          cors.isPreflight(req.method ?? '', req.headers) &&
+          cors.allows(req.headers.origin)
+        );
+      },
       connectionRefusal: (error) => {
         this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
         const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
