@@ -11,7 +11,7 @@ import {
   type ContentCoding,
 } from '../http/content-encoding';
 import { lingerOnClose } from '../http/lingering-close';
-import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
@@ -38,7 +38,13 @@ import { IncomingRequestInfo, type RequestAttributeSources } from './request-inf
  */
 export interface RequestObserver {
   readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
-  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  request(info: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  }): void;
   batch(info: {
     requestId: string;
     records: number;
@@ -160,15 +166,17 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
     const info = this.#info;
+    // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
+    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     if (ctx.observer.listening.request) {
       ctx.observer.request({
         requestId: info.requestId,
         method: info.method,
         path: info.path,
         remoteHost: info.remoteHost,
+        traceContext: info.traceContext,
       });
     }
-    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     // The origin's span is echoed on every answer, rejections included (decision 0116).
     const trace = info.traceContext;
     if (trace !== undefined) this.#replyHeaders = { ...this.#replyHeaders, traceparent: trace.traceparent };

@@ -14,6 +14,7 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
+import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
@@ -67,8 +68,17 @@ export interface OriginDescription {
 export interface OriginEvents {
   /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
   start: { url: string; description: OriginDescription };
-  /** A request arrived (before any check). */
-  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /**
+   * A request arrived (before any check). `traceContext`: its W3C trace context as the origin continues it (the
+   * origin's own span id included), `undefined` without one; see docs/trace-context.md.
+   */
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  };
   /** The pipeline ran a request's batch and the response was sent. */
   batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
   /** A request was refused or failed; `code` says why. */

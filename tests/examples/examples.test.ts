@@ -37,3 +37,17 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
     '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"ada","path":"/eu"}],"error":[],"errorMessage":null}',
   ]);
 });
+
+it('examples/opentelemetry makes one span per request with the ids of the traceparent the origin echoes', () => {
+  const out = runExample('opentelemetry').trim().split('\n');
+  const echoed = out
+    .slice(0, 2)
+    .map((line) => /^(\d+) traceparent: 00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(line));
+  expect(echoed.map((match) => match?.[1])).toEqual(['200', '403']);
+  expect(out.slice(2)).toEqual(
+    echoed.map(
+      (match) => `span POST / ${match![2]}-${match![3]} parent 00f067aa0ba902b7 status ${match![1]}`,
+    ),
+  );
+  expect(echoed[0]![2]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+});

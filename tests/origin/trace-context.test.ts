@@ -109,6 +109,15 @@ describe('trace context on the request path', () => {
     }
   });
 
+  it("gives the request event the trace context, the origin's span included", async () => {
+    test = createTestOrigin({ dataFormat: { format: 'json' } }, echoPipeline);
+    const events: unknown[] = [];
+    test.origin.on('request', (info) => events.push(info.traceContext));
+    const answer = await test.inject({ headers: { traceparent: VALID }, body: '{}' });
+    await test.inject({ body: '{}' });
+    expect(events).toEqual([answer.batches[0]!.request!.traceContext, undefined]);
+  });
+
   it('echoes the span on rejections too', async () => {
     test = createTestOrigin(
       { dataFormat: { format: 'json' }, http: { applicationIds: ['x'] } },
