@@ -77,6 +77,8 @@ export type {
 } from './origin/config';
 export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
+export type { CorsConfig } from './http/cors';
+export type { TraceContextMode } from './origin/trace-context';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -114,6 +116,7 @@ export {
   type Batch,
   type RequestBatchInit,
   type RequestInfo,
+  type TraceContext,
 } from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';

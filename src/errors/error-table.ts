@@ -192,6 +192,11 @@ export const ERROR_TABLE = {
     httpStatus: 403,
     message: 'The application ID of the request is not in the configured list of application IDs.',
   },
+  ORIGIN_CORS_PREFLIGHT_REFUSED: {
+    category: 'request',
+    httpStatus: 403,
+    message: 'The CORS preflight is refused: {detail}.',
+  },
   ORIGIN_AUTH_CREDENTIALS_MISSING: {
     category: 'auth',
     httpStatus: 401,
@@ -344,6 +349,17 @@ export const ERROR_TABLE = {
 
   // Parsing the body into records. As failures these are data (one per bad record); a request that cannot be
   // parsed at all is answered with the status below.
+  // For formats a host registers: their parsers have no codes of their own in this table.
+  ORIGIN_FORMAT_RECORD_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The {format} record at byte {offset} is malformed: {detail}.',
+  },
+  ORIGIN_FORMAT_RECORD_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The {format} record at byte {offset} is longer than {option} {limit}.',
+  },
   ORIGIN_JSON_MALFORMED: {
     category: 'parse',
     httpStatus: 400,

@@ -8,6 +8,8 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { corsSchema } from '../http/cors';
+import { traceContextSchema } from './trace-context';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 import { idempotencySchema } from '../idempotency/idempotency-options';
 
@@ -262,6 +264,8 @@ function httpSchema(): JsonSchema {
     ),
     ...operationalPathsSchema(),
     idempotency: idempotencySchema(),
+    cors: corsSchema(),
+    traceContext: traceContextSchema(),
   });
 }
 

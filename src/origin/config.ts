@@ -1,5 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { spnegoPrincipalProblem } from '../auth/spnego-principal';
+import { corsProblems, type CorsConfig } from '../http/cors';
+import type { TraceContextMode } from './trace-context';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
@@ -76,6 +78,10 @@ export interface HttpConfig {
   readonly readinessPath: string;
   /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
   readonly idempotency?: IdempotencyConfig;
+  /** Browser pages of other origins (addition, docs/cors.md). */
+  readonly cors: CorsConfig;
+  /** W3C Trace Context (addition, docs/trace-context.md). */
+  readonly traceContext: TraceContextMode;
 }
 
 /**
@@ -117,8 +123,9 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<Omit<HttpConfig, 'idempotency'>> & {
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency' | 'cors'>> & {
     readonly idempotency?: IdempotencyConfigInput;
+    readonly cors?: Partial<CorsConfig>;
   };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
@@ -214,6 +221,7 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
     }
   }
   problems.push(...spnegoProblems(config));
+  problems.push(...corsProblems(isObject(config['http']) ? config['http']['cors'] : undefined));
   return problems;
 }
 

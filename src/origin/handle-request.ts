@@ -4,13 +4,14 @@ import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-tabl
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
+import type { CorsPolicy } from '../http/cors';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
 import { lingerOnClose } from '../http/lingering-close';
-import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
@@ -45,7 +46,13 @@ import { IncomingRequestInfo, type RequestAttributeSources } from './request-inf
  */
 export interface RequestObserver {
   readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
-  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  request(info: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  }): void;
   batch(info: {
     requestId: string;
     records: number;
@@ -81,6 +88,8 @@ export interface RequestContext {
   readonly attributeSources: RequestAttributeSources;
   /** `http.idempotency` with its store; `undefined` when idempotency keys are off. */
   readonly idempotency: IdempotencyPlan | undefined;
+  /** The CORS rules with `http.cors.enabled`; `undefined` when off (decision 0115). */
+  readonly cors?: CorsPolicy | undefined;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -177,14 +186,20 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
     const info = this.#info;
+    // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
+    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     if (ctx.observer.listening.request) {
       ctx.observer.request({
         requestId: info.requestId,
         method: info.method,
         path: info.path,
         remoteHost: info.remoteHost,
+        traceContext: info.traceContext,
       });
     }
+    // The origin's span is echoed on every answer, rejections included (decision 0116).
+    const trace = info.traceContext;
+    if (trace !== undefined) this.#replyHeaders = { ...this.#replyHeaders, traceparent: trace.traceparent };
     const { method } = info;
     if (REFUSED_METHODS.has(method)) {
       return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
@@ -194,6 +209,34 @@ class ServedRequest implements SlotWaiter {
     const { authenticator } = ctx;
     if (authenticator === undefined) return this.authorized();
     this.#authenticate(authenticator);
+  }
+
+  /**
+   * CORS first (decision 0115): a preflight is answered here, before authentication (a preflight never carries
+   * credentials, Fetch standard) and the application ID check, and never reaches the pipeline: returns true.
+   * Any other request gets the CORS headers on whatever answer it ends with, rejections included.
+   */
+  #preflighted(cors: CorsPolicy): boolean {
+    const { headers } = this.#req;
+    if (!cors.isPreflight(this.#info.method, headers)) {
+      this.#replyHeaders = cors.answerHeaders(headers.origin);
+      return false;
+    }
+    const answer = cors.preflight(headers);
+    this.#replyHeaders = answer.headers;
+    if (!answer.allowed) {
+      this.fail(new OriginError('ORIGIN_CORS_PREFLIGHT_REFUSED', { detail: answer.reason }));
+      return true;
+    }
+    const res = this.#res;
+    if (!res.headersSent && !res.destroyed) {
+      const written: Record<string, string> = { ...answer.headers };
+      if (this.#ctx.isClosing()) written['Connection'] = 'close';
+      res.writeHead(204, written).end();
+    }
+    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.finish();
+    return true;
   }
 
   /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
@@ -217,11 +260,13 @@ class ServedRequest implements SlotWaiter {
   /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
   authenticated(outcome: AuthenticationOutcome): void {
     if (!outcome.ok) {
-      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      this.#replyHeaders = { ...this.#replyHeaders, 'WWW-Authenticate': outcome.challenge };
       return this.fail(outcome.error);
     }
     this.#info.identity = outcome.identity;
-    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    if (outcome.replyHeaders !== undefined) {
+      this.#replyHeaders = { ...this.#replyHeaders, ...outcome.replyHeaders };
+    }
     // The origin may have begun to close while an asynchronous authenticator worked.
     if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
     this.authorized();

@@ -14,6 +14,7 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
+import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
@@ -45,6 +46,7 @@ import {
 } from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { CorsPolicy } from '../http/cors';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -79,8 +81,17 @@ export interface OriginDescription {
 export interface OriginEvents {
   /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
   start: { url: string; description: OriginDescription };
-  /** A request arrived (before any check). */
-  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /**
+   * A request arrived (before any check). `traceContext`: its W3C trace context as the origin continues it (the
+   * origin's own span id included), `undefined` without one; see docs/trace-context.md.
+   */
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  };
   /** The pipeline ran a request's batch and the response was sent. */
   batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
   /** A request was refused or failed; `code` says why. */
@@ -225,8 +236,10 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        traceContext: http.traceContext,
       },
       idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
+      cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -495,6 +508,14 @@ export class Origin {
       tlsKey: tls?.fingerprint ?? '',
       ...(this.#operational === undefined ? {} : { operational: this.#operational }),
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      takesPreflight: (req) => {
+        const { cors } = this.#context;
+        return (
+          cors !== undefined &&
+          cors.isPreflight(req.method ?? '', req.headers) &&
+          cors.allows(req.headers.origin)
+        );
+      },
       connectionRefusal: (error) => {
         this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
         const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());

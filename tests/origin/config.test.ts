@@ -90,6 +90,23 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     metricsPath: '',
     healthPath: '',
     readinessPath: '',
+    cors: {
+      enabled: false,
+      allowedOrigins: [],
+      allowedMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: [
+        'Content-Type',
+        'Content-Encoding',
+        'X-ENGINE-APPLICATION-ID',
+        'Authorization',
+        'traceparent',
+        'tracestate',
+      ],
+      exposedHeaders: [],
+      allowCredentials: false,
+      maxAgeSeconds: 600,
+    },
+    traceContext: 'continue',
   },
   dataFormat: {
     format: 'lines',
