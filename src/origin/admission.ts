@@ -21,6 +21,8 @@ export interface RequestAdmission {
   readonly inUse: number;
   /** Requests waiting for a slot right now. */
   readonly waiting: number;
+  /** Every slot is held and the queue is full: a request arriving now would be refused (readiness, 0081). */
+  readonly full: boolean;
   /** A slot at once when one is free for `tenant` and no earlier waiter may take it, else `undefined`. */
   tryAcquire(tenant?: string): ReleaseSlot | undefined;
   /** Queues `waiter` for a slot, or refuses it at once (queue full; the tenant's queue share full). */
@@ -63,6 +65,11 @@ export class Admission implements RequestAdmission {
   /** Requests waiting for a slot right now. */
   get waiting(): number {
     return this.#waiters.length;
+  }
+
+  /** Every slot is held and the queue is full: a request arriving now would be refused (readiness, 0081). */
+  get full(): boolean {
+    return this.#inUse >= this.#slots && this.#waiters.length >= this.#queueSize;
   }
 
   /**

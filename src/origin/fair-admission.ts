@@ -56,6 +56,14 @@ export class FairAdmission implements RequestAdmission {
     return this.#queue.length;
   }
 
+  /**
+   * Every slot is held and the queue is full (readiness, 0081). A tenant's own share may be full while this is
+   * false: that tenant is refused with 429, but the origin takes other tenants' requests.
+   */
+  get full(): boolean {
+    return this.#inUse >= this.#slots && this.#queue.length >= this.#queueSize;
+  }
+
   /** Slots `tenant` holds right now. */
   heldBy(tenant: string): number {
     return this.#held.get(tenant) ?? 0;

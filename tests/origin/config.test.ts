@@ -89,6 +89,26 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    metricsPath: '',
+    healthPath: '',
+    readinessPath: '',
+    cors: {
+      enabled: false,
+      allowedOrigins: [],
+      allowedMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: [
+        'Content-Type',
+        'Content-Encoding',
+        'X-ENGINE-APPLICATION-ID',
+        'Authorization',
+        'traceparent',
+        'tracestate',
+      ],
+      exposedHeaders: [],
+      allowCredentials: false,
+      maxAgeSeconds: 600,
+    },
+    traceContext: 'continue',
   },
   dataFormat: {
     format: 'lines',
@@ -600,7 +620,8 @@ describe('buildConfigSchema', () => {
         return;
       if (!('default' in node) || typeof node['description'] !== 'string') lacking.push(path);
     });
-    expect(lacking).toEqual(['/http/host', '/dataFormat', '/dataFormat/format']);
+    // http.idempotency is absent (off) unless given, like the bind address.
+    expect(lacking).toEqual(['/http/host', '/http/idempotency', '/dataFormat', '/dataFormat/format']);
   });
 
   it('marks the options beyond the spec as additions', () => {
@@ -614,6 +635,9 @@ describe('buildConfigSchema', () => {
       'copyAuthorizationHeaders',
       'copyApplicationId',
       'copyCookieHeaders',
+      'metricsPath',
+      'healthPath',
+      'readinessPath',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
