@@ -80,6 +80,10 @@ describe('http.rateLimits by application ID', () => {
     expect(metrics.requests.byStatus).toEqual({ '200': 10, '429': 3 });
     expect(metrics.inFlight).toBe(0);
     expect(metrics.queued).toBe(0);
+    // The same count in the Prometheus exposition, by key kind (docs/metrics.md).
+    expect(origin.metrics({ format: 'prometheus' })).toContain(
+      'rest_origin_rate_limited_total{origin="REST Service 1",key="applicationId"} 3',
+    );
   });
 
   it('refuses a limited request before admission: it holds no slot and no queue place', async () => {
