@@ -6,7 +6,6 @@ import type {
   MetricsSnapshot,
   ValueSample,
 } from '../metrics/metrics-snapshot';
-import type { OnRecordError } from './config';
 
 /**
  * A summary of an origin's counters, as `origin.metrics()` returns it (the shape of 0.1.0). Counters start at
@@ -51,10 +50,14 @@ export interface OriginMetricsSnapshot {
   };
 }
 
+/** What became of a request: `answered` by the pipeline, `rejected` before it, `failed` in it (the `outcome` label). */
 export type RequestOutcome = 'answered' | 'rejected' | 'failed';
 
-/** What became of a parse failure: the On Record Error policy that handled it, or `refused` (the whole body). */
-export type ParseFailureAction = OnRecordError | 'refused';
+/**
+ * What became of a parse failure (the `action` label): the `general.onRecordError` policy that handled it
+ * (`discard`, `sendToError`, `stopPipeline`), or `refused` (a failure of the whole body refused the request).
+ */
+export type ParseFailureAction = 'discard' | 'sendToError' | 'stopPipeline' | 'refused';
 
 /** Upper bounds of the duration histograms, in seconds: 0.5 ms to a minute. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [
