@@ -286,6 +286,32 @@ describe('http.metricsPath after a mixed run', () => {
     expect(om.families.get('rest_origin_requests')?.type).toBe('counter');
   });
 
+  it('counts a failure of the whole body as refused, whatever onRecordError says', async () => {
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const origin = new Origin(
+      {
+        general: { name: 'blob', onRecordError: 'sendToError' },
+        http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 1, ...PATHS },
+        dataFormat: { format: 'binary', binary: { maxDataSizeBytes: 4 } },
+      },
+      { runners: pool },
+    );
+    stops.push(() => origin.destroy());
+    const url = await origin.start();
+    const answer = await post(url, 'more than four bytes');
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    const scrape = parseExposition(await (await request(new URL(PATHS.metricsPath, url))).body.text());
+    const failures = [...scrape.series].filter(([key]) =>
+      key.startsWith('rest_origin_parse_failures_total{'),
+    );
+    expect(failures).toHaveLength(1);
+    expect(failures[0]![0]).toContain('action="refused"');
+    expect(failures[0]![1]).toBe(1);
+    expect(scrape.series.get(seriesKey('rest_origin_records_received_total', { origin: 'blob' }))).toBe(0);
+    expect(scrape.series.get(seriesKey('rest_origin_error_records_total', { origin: 'blob' }))).toBe(0);
+  });
+
   it('counts a failure under stopPipeline, readable with origin.metrics() after the origin stopped itself', async () => {
     const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
     stops.push(() => pool.close());
