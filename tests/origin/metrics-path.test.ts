@@ -300,14 +300,18 @@ describe('http.metricsPath after a mixed run', () => {
     stops.push(() => origin.destroy());
     const url = await origin.start();
     const answer = await post(url, 'more than four bytes');
-    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect([answer.status, answer.text]).toEqual([413, expect.stringContaining('ORIGIN_BINARY_TOO_LARGE')]);
     const scrape = parseExposition(await (await request(new URL(PATHS.metricsPath, url))).body.text());
     const failures = [...scrape.series].filter(([key]) =>
       key.startsWith('rest_origin_parse_failures_total{'),
     );
-    expect(failures).toHaveLength(1);
-    expect(failures[0]![0]).toContain('action="refused"');
-    expect(failures[0]![1]).toBe(1);
+    const labels = { origin: 'blob', code: 'ORIGIN_BINARY_TOO_LARGE', action: 'refused' };
+    expect(failures).toEqual([[seriesKey('rest_origin_parse_failures_total', labels), 1]]);
+    const rejections = seriesKey('rest_origin_rejections_total', {
+      origin: 'blob',
+      code: 'ORIGIN_BINARY_TOO_LARGE',
+    });
+    expect(scrape.series.get(rejections)).toBe(1);
     expect(scrape.series.get(seriesKey('rest_origin_records_received_total', { origin: 'blob' }))).toBe(0);
     expect(scrape.series.get(seriesKey('rest_origin_error_records_total', { origin: 'blob' }))).toBe(0);
   });
