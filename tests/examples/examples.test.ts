@@ -37,3 +37,15 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
     '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"ada","path":"/eu"}],"error":[],"errorMessage":null}',
   ]);
 });
+
+it('examples/metrics answers a scrape with the counts of what it was sent, and readiness', () => {
+  const out = runExample('metrics').trim().split('\n');
+  expect(out).toEqual([
+    'request:end 200 answered',
+    'request:end 403 rejected ORIGIN_APP_ID_MISSING',
+    'readyz 200 ready',
+    'rest_origin_requests_total{origin="orders",status="200",outcome="answered"} 1',
+    'rest_origin_requests_total{origin="orders",status="403",outcome="rejected"} 1',
+    'rest_origin_records_received_total{origin="orders"} 2',
+  ]);
+});
