@@ -66,6 +66,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(auth|errors)/' },
     },
     {
+      name: 'idempotency-imports-only-errors',
+      severity: 'error',
+      comment:
+        "idempotency/ (the store contract, the in-memory and Redis stores, their options) keeps keys and answers as bytes; it knows nothing of requests, records or pipelines: it imports errors/ only. The origin's step (src/origin/idempotent-request.ts) uses it.",
+      from: { path: '^src/idempotency/' },
+      to: { path: '^src/', pathNot: '^src/(idempotency|errors)/' },
+    },
+    {
       name: 'pipeline-imports-only-record-errors',
       severity: 'error',
       comment:

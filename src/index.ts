@@ -78,6 +78,8 @@ export type {
 } from './origin/config';
 export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
+export type { CorsConfig } from './http/cors';
+export type { TraceContextMode } from './origin/trace-context';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -115,6 +117,7 @@ export {
   type Batch,
   type RequestBatchInit,
   type RequestInfo,
+  type TraceContext,
 } from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';
@@ -139,6 +142,24 @@ export {
   type XmlResponseConfig,
 } from './response/xml-response';
 export type { XmlSchemaFile } from './response/xml-schema';
+
+// Idempotency keys (http.idempotency, docs/idempotency.md): the store contract and its two implementations.
+export type {
+  IdempotencyStore,
+  IdempotencyAcquisition,
+  IdempotencyEntry,
+  StoredResponse,
+} from './idempotency/idempotency-store';
+export { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
+export {
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from './idempotency/redis-idempotency-store';
+export type {
+  IdempotencyConfig,
+  IdempotencyConfigInput,
+  IdempotencyStoreConfig,
+} from './idempotency/idempotency-options';
 
 // Errors.
 export {

@@ -8,7 +8,10 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { corsSchema } from '../http/cors';
+import { traceContextSchema } from './trace-context';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
+import { idempotencySchema } from '../idempotency/idempotency-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
@@ -260,6 +263,9 @@ function httpSchema(): JsonSchema {
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
     ...operationalPathsSchema(),
+    idempotency: idempotencySchema(),
+    cors: corsSchema(),
+    traceContext: traceContextSchema(),
   });
 }
 

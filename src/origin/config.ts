@@ -1,5 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { spnegoPrincipalProblem } from '../auth/spnego-principal';
+import { corsProblems, type CorsConfig } from '../http/cors';
+import type { TraceContextMode } from './trace-context';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
@@ -8,6 +10,7 @@ import type { FormatRegistry } from '../formats/format-registry';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
+import type { IdempotencyConfig, IdempotencyConfigInput } from '../idempotency/idempotency-options';
 
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
@@ -73,6 +76,12 @@ export interface HttpConfig {
   readonly metricsPath: string;
   readonly healthPath: string;
   readonly readinessPath: string;
+  /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
+  readonly idempotency?: IdempotencyConfig;
+  /** Browser pages of other origins (addition, docs/cors.md). */
+  readonly cors: CorsConfig;
+  /** W3C Trace Context (addition, docs/trace-context.md). */
+  readonly traceContext: TraceContextMode;
 }
 
 /**
@@ -114,7 +123,10 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<HttpConfig>;
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency' | 'cors'>> & {
+    readonly idempotency?: IdempotencyConfigInput;
+    readonly cors?: Partial<CorsConfig>;
+  };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
   readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };
@@ -209,6 +221,7 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
     }
   }
   problems.push(...spnegoProblems(config));
+  problems.push(...corsProblems(isObject(config['http']) ? config['http']['cors'] : undefined));
   return problems;
 }
 

@@ -4,13 +4,14 @@ import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-tabl
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
+import type { CorsPolicy } from '../http/cors';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
 import { lingerOnClose } from '../http/lingering-close';
-import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
@@ -26,6 +27,13 @@ import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { HeapGuard } from './heap-guard';
+import type { IdempotencyAcquisition, StoredResponse } from '../idempotency/idempotency-store';
+import {
+  idempotentRequestOf,
+  replayedResponse,
+  type IdempotencyPlan,
+  type IdempotentRequest,
+} from './idempotent-request';
 import type { InFlight } from './in-flight';
 import { channels } from './diagnostics-channels';
 import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
@@ -38,7 +46,13 @@ import { IncomingRequestInfo, type RequestAttributeSources } from './request-inf
  */
 export interface RequestObserver {
   readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
-  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  request(info: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  }): void;
   batch(info: {
     requestId: string;
     records: number;
@@ -72,6 +86,10 @@ export interface RequestContext {
   readonly inFlight: InFlight;
   /** What a request's header attributes are made of besides its headers (decided once per origin). */
   readonly attributeSources: RequestAttributeSources;
+  /** `http.idempotency` with its store; `undefined` when idempotency keys are off. */
+  readonly idempotency: IdempotencyPlan | undefined;
+  /** The CORS rules with `http.cors.enabled`; `undefined` when off (decision 0115). */
+  readonly cors?: CorsPolicy | undefined;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -137,6 +155,10 @@ class ServedRequest implements SlotWaiter {
   #runStartedAt = 0;
   /** How long the runner pool took on the batch (milliseconds), once it finished. */
   #runMs = 0;
+  /** The request's idempotency key, when keys are on and it sent one (docs/idempotency.md). */
+  #idempotent: IdempotentRequest | undefined;
+  /** The batch was handed to the runners: from here on the pipeline may have acted on it (decision 0045). */
+  #handedOn = false;
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
@@ -164,14 +186,20 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
     const info = this.#info;
+    // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
+    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     if (ctx.observer.listening.request) {
       ctx.observer.request({
         requestId: info.requestId,
         method: info.method,
         path: info.path,
         remoteHost: info.remoteHost,
+        traceContext: info.traceContext,
       });
     }
+    // The origin's span is echoed on every answer, rejections included (decision 0116).
+    const trace = info.traceContext;
+    if (trace !== undefined) this.#replyHeaders = { ...this.#replyHeaders, traceparent: trace.traceparent };
     const { method } = info;
     if (REFUSED_METHODS.has(method)) {
       return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
@@ -183,11 +211,40 @@ class ServedRequest implements SlotWaiter {
     this.#authenticate(authenticator);
   }
 
+  /**
+   * CORS first (decision 0115): a preflight is answered here, before authentication (a preflight never carries
+   * credentials, Fetch standard) and the application ID check, and never reaches the pipeline: returns true.
+   * Any other request gets the CORS headers on whatever answer it ends with, rejections included.
+   */
+  #preflighted(cors: CorsPolicy): boolean {
+    const { headers } = this.#req;
+    if (!cors.isPreflight(this.#info.method, headers)) {
+      this.#replyHeaders = cors.answerHeaders(headers.origin);
+      return false;
+    }
+    const answer = cors.preflight(headers);
+    this.#replyHeaders = answer.headers;
+    if (!answer.allowed) {
+      this.fail(new OriginError('ORIGIN_CORS_PREFLIGHT_REFUSED', { detail: answer.reason }));
+      return true;
+    }
+    const res = this.#res;
+    if (!res.headersSent && !res.destroyed) {
+      const written: Record<string, string> = { ...answer.headers };
+      if (this.#ctx.isClosing()) written['Connection'] = 'close';
+      res.writeHead(204, written).end();
+    }
+    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.finish();
+    return true;
+  }
+
   /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
   authorized(): void {
     const ctx = this.#ctx;
     try {
       this.#codings = refuseEarly(ctx, this.#req, this.#info, this.#startedAt);
+      if (ctx.idempotency) this.#idempotent = idempotentRequestOf(ctx.idempotency, this.#req, this.#info);
     } catch (error) {
       return this.fail(error);
     }
@@ -203,11 +260,13 @@ class ServedRequest implements SlotWaiter {
   /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
   authenticated(outcome: AuthenticationOutcome): void {
     if (!outcome.ok) {
-      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      this.#replyHeaders = { ...this.#replyHeaders, 'WWW-Authenticate': outcome.challenge };
       return this.fail(outcome.error);
     }
     this.#info.identity = outcome.identity;
-    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    if (outcome.replyHeaders !== undefined) {
+      this.#replyHeaders = { ...this.#replyHeaders, ...outcome.replyHeaders };
+    }
     // The origin may have begun to close while an asynchronous authenticator worked.
     if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
     this.authorized();
@@ -222,9 +281,61 @@ class ServedRequest implements SlotWaiter {
     );
   }
 
-  /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
+  /**
+   * Holds a request slot now (at once, or after waiting in the admission queue): reads the body, after asking the
+   * idempotency store about the request's key when it has one.
+   */
   granted(release: ReleaseSlot): void {
     this.#release = release;
+    const idempotent = this.#idempotent;
+    if (idempotent === undefined) return this.read();
+    idempotent.begin().then(
+      (found) => this.keyed(found),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** What the store holds for the request's key: nothing (go on, holding its lock), a lock (409), or an answer. */
+  keyed(found: IdempotencyAcquisition): void {
+    if (found.outcome === 'acquired') return this.read();
+    if (found.outcome === 'inFlight') return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_IN_FLIGHT'));
+    this.#readForReplay(found.response);
+  }
+
+  /**
+   * Reads the body of a repeat whose key has a kept answer, only to digest it (no decoding, no parsing), then
+   * replays the answer, or refuses a different request under the same key (422).
+   */
+  #readForReplay(kept: StoredResponse): void {
+    const idempotent = this.#idempotent!;
+    const options = { ...this.#ctx.body.unencoded, onRawChunk: idempotent.onRawChunk };
+    try {
+      readBody(this.#req, options, ignoreChunk, (error) => {
+        if (error !== undefined) return this.fail(error);
+        this.#bodyRead = true;
+        if (!idempotent.matches(kept)) return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_REUSED'));
+        this.replay(kept);
+      });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Answers with the kept answer of the request's key; the request never reaches the pipeline. */
+  replay(kept: StoredResponse): void {
+    const ctx = this.#ctx;
+    const rendered = replayedResponse(kept);
+    try {
+      send(ctx, this.#res, rendered, this.#replyHeaders);
+    } catch (error) {
+      return this.fail(error);
+    }
+    ctx.metrics.countRequest('answered', rendered.status, performance.now() - this.#startedAt);
+    this.finish();
+  }
+
+  /** Reads the body into records (the request holds its key's lock, if it has a key). */
+  read(): void {
     const ctx = this.#ctx;
     if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
@@ -242,10 +353,12 @@ class ServedRequest implements SlotWaiter {
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
-      const options =
+      const plain =
         codings.length === 0
           ? ctx.body.unencoded
           : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
+      const idempotent = this.#idempotent;
+      const options = idempotent === undefined ? plain : { ...plain, onRawChunk: idempotent.onRawChunk };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);
@@ -265,6 +378,7 @@ class ServedRequest implements SlotWaiter {
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
       this.#runStartedAt = performance.now();
+      this.#handedOn = true;
       running = runBatch(ctx, batch);
     } catch (error) {
       return this.fail(error);
@@ -298,7 +412,17 @@ class ServedRequest implements SlotWaiter {
     this.answer(batch, rendered);
   }
 
+  /** Keeps the answer for the request's key first, if it holds one, so that a repeat after this answer replays it. */
   answer(batch: Batch, rendered: RenderedResponse): void {
+    const idempotent = this.#idempotent;
+    if (idempotent?.holdsLock) {
+      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignoreChunk);
+      return;
+    }
+    this.answerNow(batch, rendered);
+  }
+
+  answerNow(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
     let sentBytes: number;
     try {
@@ -339,6 +463,24 @@ class ServedRequest implements SlotWaiter {
     const error = asOriginError(thrown);
     // The slot goes first, as it would from a `finally`: the next request need not wait for this answer.
     this.#releaseSlot();
+    const idempotent = this.#idempotent;
+    if (idempotent?.holdsLock) {
+      // A batch the pipeline may have acted on keeps its failure (500, 504) for the key; anything refused before
+      // it, or withdrawn unstarted (503, decision 0045), frees the key so that a retry is processed.
+      const settled =
+        this.#handedOn && error.httpStatus !== 503
+          ? idempotent.keep(
+              ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, this.#info.requestId)),
+            )
+          : idempotent.release();
+      settled.then(() => this.#refuse(error), ignoreChunk);
+      return;
+    }
+    this.#refuse(error);
+  }
+
+  #refuse(error: OriginError): void {
+    const ctx = this.#ctx;
     refuse(ctx, this.#req, this.#res, error, {
       requestId: this.#info.requestId,
       bodyRead: this.#bodyRead,
@@ -381,12 +523,12 @@ export function refuse(
     written?: () => void;
   },
 ): void {
-  const rendered = ctx.renderer.rejection(
-    error.httpStatus,
-    ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
-  );
+  const rendered = ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, request.requestId));
   const headers: Record<string, string> = { ...request.headers };
-  if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  // A 409 (the key's first request is still in flight) also invites a retry, after the same pause.
+  if (error.httpStatus === 503 || error.httpStatus === 409) {
+    headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  }
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
@@ -479,6 +621,13 @@ function authenticate(
   if (outcome instanceof Promise) outcome.then(settled, failed);
   else settled(outcome);
 }
+
+/** The `errorMessage` a client gets for `error`: withheld details replaced unless `sendErrorDetails` (0046). */
+function clientMessage(ctx: Pick<RequestContext, 'config'>, error: OriginError, requestId: string): string {
+  return ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, requestId);
+}
+
+function ignoreChunk(): void {}
 
 /**
  * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an

@@ -14,6 +14,7 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
+import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
@@ -29,6 +30,8 @@ import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
+import { idempotencyPlanFor } from './idempotent-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
 import { renderPrometheusText, type MetricsTextFormat } from '../metrics/prometheus-text';
@@ -43,6 +46,7 @@ import {
 } from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { CorsPolicy } from '../http/cors';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -77,8 +81,17 @@ export interface OriginDescription {
 export interface OriginEvents {
   /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
   start: { url: string; description: OriginDescription };
-  /** A request arrived (before any check). */
-  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /**
+   * A request arrived (before any check). `traceContext`: its W3C trace context as the origin continues it (the
+   * origin's own span id included), `undefined` without one; see docs/trace-context.md.
+   */
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  };
   /** The pipeline ran a request's batch and the response was sent. */
   batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
   /** A request was refused or failed; `code` says why. */
@@ -120,6 +133,12 @@ export interface OriginOptions {
    * that rejects (or a function that throws) answers the scrape 503. `origin.metrics()` is not affected.
    */
   readonly metricsSource?: () => MetricsSnapshot | Promise<MetricsSnapshot>;
+  /**
+   * The store of idempotency keys when `http.idempotency` is on, instead of the one `http.idempotency.store` names
+   * (docs/idempotency.md): any object that keeps the {@link IdempotencyStore} contract. It belongs to the host,
+   * which closes it; the origin never calls its `close`. Given while `http.idempotency` is absent: a ConfigError.
+   */
+  readonly idempotencyStore?: IdempotencyStore;
 }
 
 /**
@@ -223,7 +242,10 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        traceContext: http.traceContext,
       },
+      idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
+      cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -470,6 +492,9 @@ export class Origin {
     this.#state = 'closed';
     this.#runningBatches.stop();
     this.#authenticator?.release?.();
+    const idempotency = this.#context.idempotency;
+    // Only once no request can use it any more; a store the host passed is the host's to close.
+    if (idempotency?.ownsStore) void idempotency.store.close?.().catch(() => undefined);
     this.#lease = undefined;
     this.#registration?.unregister();
     this.#registration = undefined;
@@ -491,6 +516,14 @@ export class Origin {
       tlsKey: tls?.fingerprint ?? '',
       ...(this.#operational === undefined ? {} : { operational: this.#operational }),
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      takesPreflight: (req) => {
+        const { cors } = this.#context;
+        return (
+          cors !== undefined &&
+          cors.isPreflight(req.method ?? '', req.headers) &&
+          cors.allows(req.headers.origin)
+        );
+      },
       connectionRefusal: (error) => {
         this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
         const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());

@@ -90,6 +90,23 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     metricsPath: '',
     healthPath: '',
     readinessPath: '',
+    cors: {
+      enabled: false,
+      allowedOrigins: [],
+      allowedMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: [
+        'Content-Type',
+        'Content-Encoding',
+        'X-ENGINE-APPLICATION-ID',
+        'Authorization',
+        'traceparent',
+        'tracestate',
+      ],
+      exposedHeaders: [],
+      allowCredentials: false,
+      maxAgeSeconds: 600,
+    },
+    traceContext: 'continue',
   },
   dataFormat: {
     format: 'lines',
@@ -598,7 +615,8 @@ describe('buildConfigSchema', () => {
       if (!isProperty || path.includes('basicAuthenticationUsers/')) return;
       if (!('default' in node) || typeof node['description'] !== 'string') lacking.push(path);
     });
-    expect(lacking).toEqual(['/http/host', '/dataFormat', '/dataFormat/format']);
+    // http.idempotency is absent (off) unless given, like the bind address.
+    expect(lacking).toEqual(['/http/host', '/http/idempotency', '/dataFormat', '/dataFormat/format']);
   });
 
   it('marks the options beyond the spec as additions', () => {
