@@ -202,8 +202,8 @@ export class OriginMetrics {
     this.#batchSeconds.observe(batchMs / 1000);
   }
 
-  /** A refusal's body of `bodyBytes` was written. */
-  countRefusal(bodyBytes: number): void {
+  /** An answer not from the pipeline (a refusal, a replay, a preflight) was written with `bodyBytes` of body. */
+  countSent(bodyBytes: number): void {
     this.#bytesSent += bodyBytes;
   }
 

@@ -286,6 +286,34 @@ describe('http.metricsPath after a mixed run', () => {
     expect(om.families.get('rest_origin_requests')?.type).toBe('counter');
   });
 
+  it('counts a replayed idempotent answer as answered, with its bytes, but as no batch', async () => {
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const origin = new Origin(
+      {
+        general: { name: 'keyed' },
+        http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 1, idempotency: {}, ...PATHS },
+        dataFormat: { format: 'json' },
+      },
+      { runners: pool },
+    );
+    stops.push(() => origin.destroy());
+    const url = await origin.start();
+    const key = { 'Idempotency-Key': '"order-1"' };
+    const first = await post(url, '{"a":1}', key);
+    const replayed = await post(url, '{"a":1}', key);
+    expect([first.status, replayed.status, replayed.text]).toEqual([200, 200, first.text]);
+    const scrape = parseExposition(await (await request(new URL(PATHS.metricsPath, url))).body.text());
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      scrape.series.get(seriesKey(name, { origin: 'keyed', ...labels }));
+    expect(value('rest_origin_requests_total', { status: '200', outcome: 'answered' })).toBe(2);
+    expect(value('rest_origin_sent_bytes_total')).toBe(first.bytes + replayed.bytes);
+    expect(value('rest_origin_records_received_total')).toBe(1);
+    expect(value('rest_origin_batch_duration_seconds_count')).toBe(1);
+    expect(value('rest_origin_request_duration_seconds_count')).toBe(2);
+    expect(value('rest_origin_admission_wait_seconds_count')).toBe(2);
+  });
+
   it('counts a failure of the whole body as refused, whatever onRecordError says', async () => {
     const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
     stops.push(() => pool.close());
