@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 if (process.argv.includes('--rate-limits')) await import('./rate-limits').then(() => process.exit(0));
+if (process.argv.includes('--metrics-cost')) await import('./metrics-cost').then(() => process.exit(0));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -37,6 +37,7 @@ export {
   registerPromClientMetrics,
   type MetricsSource,
   type PromClientRegistry,
+  type SnapshotSource,
 } from './metrics/prom-client-bridge';
 export {
   DIAGNOSTICS_CHANNELS,

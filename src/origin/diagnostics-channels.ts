@@ -1,5 +1,6 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ErrorCode } from '../errors/error-table';
+import type { TraceContext } from '../pipeline/batch';
 import type { ParseFailureAction, RequestOutcome } from './origin-metrics';
 
 /**
@@ -36,6 +37,8 @@ export interface RequestStartMessage extends RequestMessage {
   readonly path: string;
   /** The client's address. */
   readonly remoteHost: string;
+  /** The request's W3C trace context with the origin's span (docs/trace-context.md); `undefined` when off. */
+  readonly traceContext: TraceContext | undefined;
 }
 
 /** Published on {@link DIAGNOSTICS_CHANNELS}.requestEnd, exactly once per request that was published as started. */

@@ -242,7 +242,7 @@ class ServedRequest implements SlotWaiter {
       if (this.#ctx.isClosing()) written['Connection'] = 'close';
       res.writeHead(204, written).end();
     }
-    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.#answeredByOrigin(204, 0);
     this.finish();
     return true;
   }
@@ -325,6 +325,7 @@ class ServedRequest implements SlotWaiter {
    */
   granted(release: ReleaseSlot): void {
     this.#release = release;
+    if (this.#queuedAt !== 0) this.#ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const idempotent = this.#idempotent;
     if (idempotent === undefined) return this.read();
     idempotent.begin().then(
@@ -363,19 +364,34 @@ class ServedRequest implements SlotWaiter {
   replay(kept: StoredResponse): void {
     const ctx = this.#ctx;
     const rendered = replayedResponse(kept);
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
-    ctx.metrics.countRequest('answered', rendered.status, performance.now() - this.#startedAt);
+    this.#answeredByOrigin(rendered.status, sentBytes);
     this.finish();
+  }
+
+  /**
+   * Counts an answer the origin gave without the pipeline (a CORS preflight, a replayed idempotent answer): an
+   * `answered` request, its bytes, and its end on the diagnostics channel; no batch, so no batch or response size
+   * observation.
+   */
+  #answeredByOrigin(status: number, sentBytes: number): void {
+    const ctx = this.#ctx;
+    const durationMs = performance.now() - this.#startedAt;
+    ctx.metrics.countRequest('answered', status, durationMs);
+    ctx.metrics.countSent(sentBytes);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, status, 'answered', durationMs, undefined);
+    }
   }
 
   /** Reads the body into records (the request holds its key's lock, if it has a key). */
   read(): void {
     const ctx = this.#ctx;
-    if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
     const req = this.#req;
     try {
@@ -582,7 +598,7 @@ export function refuse(
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
-    ctx.metrics.countRefusal(send(ctx, res, rendered, headers));
+    ctx.metrics.countSent(send(ctx, res, rendered, headers));
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();

@@ -6,7 +6,6 @@ import type {
   MetricsSnapshot,
   ValueSample,
 } from '../metrics/metrics-snapshot';
-import type { OnRecordError } from './config';
 import type { RateLimitKey } from './rate-limit-options';
 
 /**
@@ -58,10 +57,14 @@ export interface OriginMetricsSnapshot {
   };
 }
 
+/** What became of a request: `answered` by the pipeline, `rejected` before it, `failed` in it (the `outcome` label). */
 export type RequestOutcome = 'answered' | 'rejected' | 'failed';
 
-/** What became of a parse failure: the On Record Error policy that handled it, or `refused` (the whole body). */
-export type ParseFailureAction = OnRecordError | 'refused';
+/**
+ * What became of a parse failure (the `action` label): the `general.onRecordError` policy that handled it
+ * (`discard`, `sendToError`, `stopPipeline`), or `refused` (a failure of the whole body refused the request).
+ */
+export type ParseFailureAction = 'discard' | 'sendToError' | 'stopPipeline' | 'refused';
 
 /** Upper bounds of the duration histograms, in seconds: 0.5 ms to a minute. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [
@@ -212,8 +215,8 @@ export class OriginMetrics {
     this.#batchSeconds.observe(batchMs / 1000);
   }
 
-  /** A refusal's body of `bodyBytes` was written. */
-  countRefusal(bodyBytes: number): void {
+  /** An answer not from the pipeline (a refusal, a replay, a preflight) was written with `bodyBytes` of body. */
+  countSent(bodyBytes: number): void {
     this.#bytesSent += bodyBytes;
   }
 

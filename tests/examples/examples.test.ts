@@ -41,6 +41,18 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
   ]);
 });
 
+it('examples/metrics answers a scrape with the counts of what it was sent, and readiness', () => {
+  const out = runExample('metrics').trim().split('\n');
+  expect(out).toEqual([
+    'request:end 200 answered',
+    'request:end 403 rejected ORIGIN_APP_ID_MISSING',
+    'readyz 200 ready',
+    'rest_origin_requests_total{origin="orders",status="200",outcome="answered"} 1',
+    'rest_origin_requests_total{origin="orders",status="403",outcome="rejected"} 1',
+    'rest_origin_records_received_total{origin="orders"} 2',
+  ]);
+});
+
 it('examples/opentelemetry makes one span per request with the ids of the traceparent the origin echoes', () => {
   const out = runExample('opentelemetry').trim().split('\n');
   const echoed = out
