@@ -32,6 +32,7 @@ import { InFlight } from './in-flight';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { clientAddressSources } from './request-info';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -189,6 +190,7 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        ...clientAddressSources(http),
       },
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,

@@ -87,6 +87,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    trustedProxies: [],
+    trustedProxyHeader: 'xForwardedFor',
   },
   dataFormat: {
     format: 'lines',
