@@ -33,14 +33,14 @@ describe('http.trustedProxies', () => {
   });
 
   async function start(config: TestConfig): Promise<string> {
-    running = await startOrigin(config, (batch) => {
+    running = await startOrigin(config, (batch, signal) => {
       const record: DataRecord | undefined = batch.records[0];
       seen.push({
         remoteHost: record?.header.getAttribute('remoteHost'),
         forwarded: record?.header.getAttribute('X-Forwarded-For'),
         eventHost: batch.request?.remoteHost ?? '',
       });
-      return echoPipeline(batch);
+      return echoPipeline(batch, signal);
     });
     return running.url;
   }
