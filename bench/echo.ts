@@ -23,6 +23,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
+// Modes with a bench file of their own: `npm run bench -- --<mode>`.
+if (process.argv.includes('--workers')) await import('./workers').then(() => process.exit());
+if (process.argv.includes('--scale-out')) await import('./scale-out').then(() => process.exit());
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

@@ -6,8 +6,10 @@ import { Pool } from 'undici';
 import { startNginx } from './nginx';
 import { stopProcess } from './server-process';
 
-const root = join(__dirname, '..', '..');
-const script = join(__dirname, 'numbered-origin-process.ts');
+// Run from the project's root (jest's rootDir, and `npm run bench`), as CommonJS under jest and as ESM under tsx,
+// where __dirname does not exist.
+const root = process.cwd();
+const script = join(root, 'tests', 'support', 'numbered-origin-process.ts');
 
 /** Options of {@link runScaleOut}. */
 export interface ScaleOutOptions {
@@ -26,8 +28,10 @@ export interface ScaleOutResult {
   readonly sent: number;
   /** Answers by HTTP status. */
   readonly statuses: Readonly<Record<string, number>>;
-  /** Requests that got no answer at all (a transport error). */
+  /** Requests that got no answer at all (a transport error), even when sent again. */
   readonly transportErrors: number;
+  /** Requests sent again because nginx closed their keep-alive connection before answering (its reload). */
+  readonly clientRetries: number;
   /** 200 answers by the instance that served them (`X-Served-By`), before and after the drain began. */
   readonly servedBefore: Readonly<Record<string, number>>;
   readonly servedAfter: Readonly<Record<string, number>>;
@@ -138,6 +142,7 @@ async function load(
   const servedAfter: Record<string, number> = {};
   const remoteHosts: Record<string, number> = {};
   let transportErrors = 0;
+  let clientRetries = 0;
   let answered = 0;
   let next = 1;
   let draining: Promise<{ seen: number[]; ms: number }> | undefined;
@@ -151,8 +156,13 @@ async function load(
   };
 
   const client = async (): Promise<void> => {
-    while (next <= options.requests) {
-      const n = next++;
+    let n = 0;
+    let retried = 0;
+    for (;;) {
+      if (retried === 0) {
+        if (next > options.requests) break;
+        n = next++;
+      }
       try {
         const answer = await pool.request({
           path: '/numbered',
@@ -170,9 +180,19 @@ async function load(
           const host = record?.remoteHost ?? '(none)';
           remoteHosts[host] = (remoteHosts[host] ?? 0) + 1;
         }
-      } catch {
+      } catch (error) {
+        // nginx's reload closes idle keep-alive connections of its old workers; a request sent on one at that
+        // moment never reached nginx ("other side closed" before any answer). The client sends it again, as a
+        // client with idempotency keys would: were it a request processed once already, the duplicate count
+        // below would show it.
+        if ((error as { code?: string }).code === 'UND_ERR_SOCKET' && retried < 2) {
+          clientRetries++;
+          retried++;
+          continue;
+        }
         transportErrors++;
       }
+      retried = 0;
       if (++answered === options.drainAfter) draining = drainA();
     }
   };
@@ -194,6 +214,7 @@ async function load(
     sent: options.requests,
     statuses,
     transportErrors,
+    clientRetries,
     servedBefore,
     servedAfter,
     remoteHosts,
@@ -222,6 +243,7 @@ export function describeScaleOut(result: ScaleOutResult): string {
   return [
     `numbered records sent:        ${result.sent} in ${result.durationMs.toFixed(0)} ms (${rps.toFixed(0)} req/s through nginx)`,
     `answers by status:            ${JSON.stringify(result.statuses)}; transport errors: ${result.transportErrors}`,
+    `sent again (nginx closed the keep-alive connection on reload): ${result.clientRetries}`,
     `served before the drain:      ${JSON.stringify(result.servedBefore)}`,
     `served after it began:        ${JSON.stringify(result.servedAfter)}`,
     `processed by each pipeline:   ${JSON.stringify(result.processed)}`,
