@@ -51,3 +51,33 @@ it('ignores a client-supplied X-Forwarded-For hop that nginx did not write', asy
     await origin.kill();
   }
 });
+
+it('keeps each exporter on one instance with hash $remote_addr consistent (affinity for NetFlow v9 templates)', async () => {
+  const instances = [new OriginInstance('a', await freePort()), new OriginInstance('b', await freePort())];
+  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  try {
+    await Promise.all(instances.map((instance) => instance.listening()));
+    nginx = await startNginx({
+      port: await freePort(),
+      upstreams: instances.map((instance) => instance.port),
+      balance: 'hash $remote_addr consistent',
+    });
+    const servedBy = new Map<string, Set<string>>();
+    for (const exporter of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6']) {
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        // A new connection each time, so that nothing but the hash keeps the exporter on its instance.
+        const pool = new Pool(nginx.url, { localAddress: exporter, pipelining: 0 });
+        const answer = await pool.request({ path: '/', method: 'POST', body: '{"n":1}' });
+        await answer.body.text();
+        seen.add(String(answer.headers['x-served-by']));
+        await pool.close();
+      }
+      servedBy.set(exporter, seen);
+    }
+    for (const seen of servedBy.values()) expect(seen.size).toBe(1);
+  } finally {
+    await nginx?.stop();
+    await Promise.all(instances.map((instance) => instance.kill()));
+  }
+});
