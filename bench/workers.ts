@@ -6,6 +6,7 @@
 //
 // Environment: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_CONNECTIONS (50), BENCH_WORKERS (`1,2`).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,14 @@ try {
     for (const n of order) rounds.get(n)!.push(await measure(servers.get(n)!, SECONDS));
   }
 } finally {
-  for (const server of servers.values()) server.child.kill('SIGTERM');
+  // Wait for the servers to drain and exit: they print while they do, to a pipe this process holds.
+  await Promise.all(
+    [...servers.values()].map(({ child }) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      return exited;
+    }),
+  );
   rmSync(dir, { recursive: true, force: true });
 }
 
