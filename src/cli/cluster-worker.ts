@@ -96,18 +96,16 @@ export function clusterMetrics(timeoutMs = 2000): Promise<ClusterMetrics> {
 }
 
 /**
- * In a worker whose origins have all closed: sends their final counters to the primary (which adds them to the
- * cluster's totals), then leaves the IPC channel so that the process can exit. Resolves at once elsewhere.
+ * In a worker whose origins have all closed (or failed to start): sends their final counters to the primary
+ * (which adds them to the cluster's totals), then exits with `process.exitCode`. Leaving the IPC channel alone
+ * would not do: Node ends a worker whose channel closes with code 0, whatever went wrong. Resolves at once
+ * outside a cluster.
  */
 export function leaveCluster(): Promise<void> {
   if (!cluster.isWorker || !process.connected) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    process.send!(
-      { type: 'rest-origin:final-metrics', metrics: ownMetrics() } satisfies ClusterMessage,
-      () => {
-        if (process.connected) process.disconnect();
-        resolve();
-      },
+  return new Promise<void>(() => {
+    process.send!({ type: 'rest-origin:final-metrics', metrics: ownMetrics() } satisfies ClusterMessage, () =>
+      process.exit(),
     );
   });
 }

@@ -197,3 +197,21 @@ it('refuses a --workers value that is no whole number from 1, or auto', async ()
   expect(code).toBe(2);
   expect(stderr).toContain("--workers must be a whole number from 1, or auto (got '0')");
 });
+
+it('stops with 1, forking no replacement, when the workers cannot listen (the port is in use)', async () => {
+  const { createServer } = await import('node:net');
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as { port: number };
+  const config = join(dir, 'busy-port.json');
+  writeFileSync(config, JSON.stringify({ http: { host: '127.0.0.1' }, dataFormat: { format: 'json' } }));
+  try {
+    const cluster = new Cluster(['serve', '--config', config, '--port', String(port), '--workers', '2']);
+    const [code] = await once(cluster.child, 'exit');
+    expect(code).toBe(1);
+    expect(cluster.stderr).toMatch(/worker \d exited \(code 1\) before it listened; stopping/);
+    expect(cluster.stderr).not.toMatch(/replacing it/);
+  } finally {
+    holder.close();
+  }
+});
