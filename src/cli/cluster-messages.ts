@@ -1,4 +1,4 @@
-import type { OriginMetricsSnapshot } from '../origin/origin-metrics';
+import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
 
 /**
  * The IPC messages between the primary and the workers of `rest-origin serve --workers`. Each carries a `type`
@@ -13,20 +13,20 @@ export type ClusterMessage =
   /** Primary → worker: send the metrics of your origins now, answering with the same `id`. */
   | { readonly type: 'rest-origin:metrics-request'; readonly id: number }
   /** Worker → primary: the answer to a metrics request. */
-  | { readonly type: 'rest-origin:metrics'; readonly id: number; readonly metrics: OriginMetricsSnapshot }
+  | { readonly type: 'rest-origin:metrics'; readonly id: number; readonly metrics: MetricsSnapshot }
   /** Worker → primary: the whole cluster's metrics, please (for a worker that answers a metrics request). */
   | { readonly type: 'rest-origin:cluster-metrics-request'; readonly id: number }
   /** Primary → worker: the answer to a cluster metrics request. */
   | { readonly type: 'rest-origin:cluster-metrics'; readonly id: number; readonly metrics: ClusterMetrics }
   /** Worker → primary, once its origins have closed: their final counters. */
-  | { readonly type: 'rest-origin:final-metrics'; readonly metrics: OriginMetricsSnapshot };
+  | { readonly type: 'rest-origin:final-metrics'; readonly metrics: MetricsSnapshot };
 
 /** The metrics of every worker of a cluster, summed on the primary. */
 export interface ClusterMetrics {
-  /** The sum of the workers' snapshots (see `sumMetricsSnapshots`), retired workers' final counters included. */
-  readonly total: OriginMetricsSnapshot;
+  /** The workers' snapshots merged (`mergeMetricsSnapshots`), retired workers' final counters included. */
+  readonly total: MetricsSnapshot;
   /** Each live worker that answered in time, with its own snapshot. */
-  readonly workers: readonly { readonly pid: number; readonly metrics: OriginMetricsSnapshot }[];
+  readonly workers: readonly { readonly pid: number; readonly metrics: MetricsSnapshot }[];
   /** Live workers that did not answer within the timeout (their counters are missing from `total`). */
   readonly missing: number;
 }

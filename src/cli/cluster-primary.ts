@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
 import { isClusterMessage, type ClusterMessage, type ClusterMetrics } from './cluster-messages';
 import { startPrimaryServices } from './primary-services';
 
@@ -55,11 +56,20 @@ export async function runPrimary(options: PrimaryOptions): Promise<number> {
   const code = await primary.run();
   const { total, missing } = await services.collectMetrics();
   console.log(
-    `rest-origin: served ${total.requests.total} requests, ${total.records.produced} records in all` +
-      `${missing > 0 ? ` (${missing} workers did not report)` : ''}: ${JSON.stringify(total)}`,
+    `rest-origin: served ${counted(total, 'rest_origin_requests_total')} requests, ` +
+      `${counted(total, 'rest_origin_records_received_total')} records in all` +
+      `${missing > 0 ? ` (${missing} workers did not report)` : ''}`,
   );
   services.close();
   return code;
+}
+
+/** The sum of a counter family's samples in `snapshot` (0 when it has none). */
+export function counted(snapshot: MetricsSnapshot, name: string): number {
+  const family = snapshot.families.find((f) => f.name === name);
+  return family === undefined || family.type === 'histogram'
+    ? 0
+    : family.samples.reduce((sum, sample) => sum + sample.value, 0);
 }
 
 class Primary {

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Origin } from '../origin/origin';
 import { isClusterMessage, type ClusterMessage, type ClusterMetrics } from './cluster-messages';
-import { sumMetricsSnapshots } from './sum-metrics';
+import { mergeMetricsSnapshots, type MetricsSnapshot } from '../metrics/metrics-snapshot';
 
 /** The origins this process serves, once `serving` named them (a worker sums them for the primary). */
 let served: readonly Origin[] = [];
@@ -69,15 +69,18 @@ export function serving(origins: readonly Origin[], url: string): void {
   if (cluster.isWorker) send({ type: 'rest-origin:listening', url });
 }
 
-function ownMetrics(): ReturnType<typeof sumMetricsSnapshots> {
-  return sumMetricsSnapshots(served.map((origin) => origin.metrics()));
+function ownMetrics(): MetricsSnapshot {
+  return mergeMetricsSnapshots(served.map((origin) => origin.metrics({ format: 'snapshot' })));
 }
+
+/** How long a worker waits for the primary's answer to a cluster metrics request. */
+export const CLUSTER_METRICS_TIMEOUT_MS = 2000;
 
 /**
  * The metrics of the whole cluster, asked of the primary over IPC (for a worker that answers a metrics
  * request). Rejects when this process is no worker, or the primary does not answer within `timeoutMs`.
  */
-export function clusterMetrics(timeoutMs = 2000): Promise<ClusterMetrics> {
+export function clusterMetrics(timeoutMs = CLUSTER_METRICS_TIMEOUT_MS): Promise<ClusterMetrics> {
   if (!cluster.isWorker || !process.connected) {
     return Promise.reject(new Error('not a worker of rest-origin serve --workers'));
   }

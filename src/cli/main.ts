@@ -13,7 +13,7 @@ import { echoPipeline } from './echo-pipeline';
 import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 import { parseWorkers, runPrimary } from './cluster-primary';
-import { joinCluster, leaveCluster, onShutdown, serving } from './cluster-worker';
+import { clusterMetrics, joinCluster, leaveCluster, onShutdown, serving } from './cluster-worker';
 
 const USAGE = `Usage:
   rest-origin serve --config <file> [--port <port>] [--workers <n>|auto]
@@ -41,7 +41,7 @@ http.useApiGateway and its own gatewayServiceName); --port then overrides the ga
 --workers N (default 1; auto = the cores Node may use) serves with N processes sharing the port (node:cluster),
 each with its own runner pool. A worker that dies is replaced (with a growing delay when it keeps dying young);
 SIGTERM or SIGINT drains every worker and exits once all are done; SIGUSR2 prints every worker's metrics and
-their sum (docs/deployment.md).`;
+the cluster's, merged; http.metricsPath on any worker answers for the whole cluster (docs/deployment.md).`;
 
 const COMMANDS = new Set(['serve', 'validate', 'describe']);
 /** How long a signal's close waits for admitted requests before it gives up on them. */
@@ -198,7 +198,12 @@ async function serveOrigin(
   const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
     runnerIdleTimeMs,
   });
-  const origin = new Origin(resolved, { runners: pool, ...(gateway ? { gateway } : {}) });
+  const origin = new Origin(resolved, {
+    runners: pool,
+    ...(gateway ? { gateway } : {}),
+    // A worker's metrics path answers for the whole cluster: the primary merges every worker's snapshot.
+    ...(cluster.isWorker ? { metricsSource: async () => (await clusterMetrics()).total } : {}),
+  });
   origin.on('stop', ({ reason }) => {
     if (reason) console.error(`origin stopped: ${reason.describe()}`);
     void pool.close();

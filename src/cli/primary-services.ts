@@ -1,7 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { OriginMetricsSnapshot } from '../origin/origin-metrics';
+import { mergeMetricsSnapshots, type MetricsSnapshot } from '../metrics/metrics-snapshot';
 import { isClusterMessage, type ClusterMessage, type ClusterMetrics } from './cluster-messages';
-import { sumMetricsSnapshots } from './sum-metrics';
 
 /** How long the primary waits for each worker's metrics before it answers without them. */
 export const WORKER_METRICS_TIMEOUT_MS = 1000;
@@ -36,8 +35,8 @@ export function startPrimaryServices(): PrimaryServices {
 /** Sums the workers' metrics on the primary; see {@link PrimaryServices.collectMetrics}. */
 class MetricsAggregator {
   /** The counters of workers that have exited after sending their final metrics. */
-  readonly #retired = new Map<number, OriginMetricsSnapshot>();
-  readonly #pending = new Map<number, (worker: Worker, metrics: OriginMetricsSnapshot) => void>();
+  readonly #retired = new Map<number, MetricsSnapshot>();
+  readonly #pending = new Map<number, (worker: Worker, metrics: MetricsSnapshot) => void>();
   #nextId = 0;
   readonly #onMessage = (worker: Worker, message: unknown): void => {
     if (!isClusterMessage(message)) return;
@@ -67,7 +66,7 @@ class MetricsAggregator {
     const live = Object.values(cluster.workers ?? {}).filter(
       (worker): worker is Worker => worker !== undefined && worker.isConnected(),
     );
-    const answers = new Map<number, OriginMetricsSnapshot>();
+    const answers = new Map<number, MetricsSnapshot>();
     return new Promise<ClusterMetrics>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -77,7 +76,7 @@ class MetricsAggregator {
           .filter((worker) => answers.has(worker.id) && !this.#retired.has(worker.id))
           .map((worker) => ({ pid: worker.process.pid ?? 0, metrics: answers.get(worker.id)! }));
         resolve({
-          total: sumMetricsSnapshots([...this.#retired.values(), ...workers.map((w) => w.metrics)]),
+          total: mergeMetricsSnapshots([...this.#retired.values(), ...workers.map((w) => w.metrics)]),
           workers,
           missing: live.filter((worker) => !answers.has(worker.id)).length,
         });

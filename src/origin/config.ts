@@ -9,6 +9,7 @@ import { trustedProxyProblem, type ForwardedHeaderName } from '../http/client-ad
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
+import type { IdempotencyConfig, IdempotencyConfigInput } from '../idempotency/idempotency-options';
 
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
@@ -73,6 +74,12 @@ export interface HttpConfig {
   /** Addresses and CIDR ranges whose forwarding header is believed (addition); checked by `resolveConfig`. */
   readonly trustedProxies: readonly string[];
   readonly trustedProxyHeader: ForwardedHeaderName;
+  /** Operational paths (addition, decision 0080); `''` = off. */
+  readonly metricsPath: string;
+  readonly healthPath: string;
+  readonly readinessPath: string;
+  /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
+  readonly idempotency?: IdempotencyConfig;
 }
 
 /**
@@ -114,7 +121,9 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<HttpConfig>;
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency'>> & {
+    readonly idempotency?: IdempotencyConfigInput;
+  };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
   readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };

@@ -1,6 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { FIRST_BACKOFF_MS, MAX_BACKOFF_MS, backoffMs, parseWorkers } from '../../src/cli/cluster-primary';
-import { sumMetricsSnapshots } from '../../src/cli/sum-metrics';
+import {
+  FIRST_BACKOFF_MS,
+  MAX_BACKOFF_MS,
+  backoffMs,
+  counted,
+  parseWorkers,
+} from '../../src/cli/cluster-primary';
 import { OriginMetrics } from '../../src/origin/origin-metrics';
 
 describe('parseWorkers', () => {
@@ -24,36 +29,16 @@ describe('backoffMs', () => {
   });
 });
 
-describe('sumMetricsSnapshots', () => {
-  it('adds every counter and count by status and reason, and bounds the percentiles by the largest', () => {
-    const a = new OriginMetrics();
-    a.countRequest('answered', 200, 5);
-    a.countRequest('rejected', 403, 1, 'ORIGIN_APP_ID_INVALID');
-    a.countRecords(10, 1, 0);
-    a.countBytes(100);
-    const b = new OriginMetrics();
-    b.countRequest('answered', 200, 50);
-    b.countRequest('rejected', 413, 2, 'ORIGIN_HTTP_BODY_TOO_LARGE');
-    b.countRequest('rejected', 403, 1, 'ORIGIN_APP_ID_INVALID');
-    b.countRecords(3, 0, 2);
-    b.countBytes(7);
-    const sum = sumMetricsSnapshots([a.snapshot(1, 2), b.snapshot(3, 0)]);
-    expect(sum).toEqual({
-      requests: {
-        total: 5,
-        byOutcome: { answered: 2, rejected: 3, failed: 0 },
-        byStatus: { '200': 2, '403': 2, '413': 1 },
-      },
-      rejectedByReason: { ORIGIN_APP_ID_INVALID: 2, ORIGIN_HTTP_BODY_TOO_LARGE: 1 },
-      records: { produced: 13, errors: 1, discarded: 2 },
-      bytesReceived: 107,
-      inFlight: 4,
-      queued: 2,
-      latencyMs: { count: 5, p50: 5, p90: 50, p99: 50, max: 50 },
-    });
-  });
-
-  it('is all zero for no snapshot', () => {
-    expect(sumMetricsSnapshots([])).toEqual(new OriginMetrics().snapshot(0, 0));
+describe('counted', () => {
+  it('sums the samples of a counter family, and is 0 for a family the snapshot lacks', () => {
+    const metrics = new OriginMetrics('orders');
+    metrics.countRequest('answered', 200, 5);
+    metrics.countRequest('answered', 200, 6);
+    metrics.countRequest('rejected', 403, 1, 'ORIGIN_APP_ID_INVALID');
+    metrics.countRecords(10, 1, 0);
+    const snapshot = metrics.snapshot(0, 0);
+    expect(counted(snapshot, 'rest_origin_requests_total')).toBe(3);
+    expect(counted(snapshot, 'rest_origin_records_received_total')).toBe(10);
+    expect(counted(snapshot, 'no_such_family_total')).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterMetrics } from '../../src/cli/cluster-messages';
+import { counted } from '../../src/cli/cluster-primary';
 import { freePort } from '../origin/origin-helpers';
 
 const root = join(__dirname, '..', '..');
@@ -88,6 +89,24 @@ function post(
   });
 }
 
+/** GETs `path` on a new connection; resolves with the answer's text (rejects unless 200). */
+function get(port: number, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode} ${text}`)),
+      );
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+const REQUESTS = 'rest_origin_requests_total';
+const RECORDS = 'rest_origin_records_received_total';
 const records = (n: number): string => JSON.stringify(Array.from({ length: n }, (_, i) => ({ n: i })));
 
 describe('rest-origin serve --workers 2', () => {
@@ -104,7 +123,7 @@ describe('rest-origin serve --workers 2', () => {
     writeFileSync(
       config,
       JSON.stringify({
-        http: { host: '127.0.0.1' },
+        http: { host: '127.0.0.1', metricsPath: '/metrics' },
         dataFormat: { format: 'json', json: { jsonContent: 'arrayOfObjects' } },
         pipeline: { runnerIdleTimeMs: 0 },
       }),
@@ -129,21 +148,29 @@ describe('rest-origin serve --workers 2', () => {
     expect(metrics.missing).toBe(0);
     expect(metrics.workers.map((w) => w.pid).sort()).toEqual(cluster.pids().sort());
     // Round-robin over new connections: each worker served some of them.
-    for (const worker of metrics.workers) expect(worker.metrics.requests.total).toBeGreaterThan(0);
-    const sum = (pick: (m: ClusterMetrics['total']) => number): number =>
-      metrics.workers.reduce((total, w) => total + pick(w.metrics), 0);
-    expect(metrics.total.requests.total).toBe(sent.requests);
-    expect(sum((m) => m.requests.total)).toBe(sent.requests);
-    expect(metrics.total.records.produced).toBe(sent.records);
-    expect(sum((m) => m.records.produced)).toBe(sent.records);
-    expect(metrics.total.bytesReceived).toBe(sum((m) => m.bytesReceived));
-    expect(metrics.total.requests.byStatus).toEqual({ '200': sent.requests });
+    for (const worker of metrics.workers) expect(counted(worker.metrics, REQUESTS)).toBeGreaterThan(0);
+    // Every counter of the total is the sum of the workers' counters.
+    for (const family of ['rest_origin_requests_total', RECORDS, 'rest_origin_received_bytes_total']) {
+      const sum = metrics.workers.reduce((total, w) => total + counted(w.metrics, family), 0);
+      expect(counted(metrics.total, family)).toBe(sum);
+    }
+    expect(counted(metrics.total, REQUESTS)).toBe(sent.requests);
+    expect(counted(metrics.total, RECORDS)).toBe(sent.records);
+  });
+
+  it("answers http.metricsPath on any worker with the whole cluster's metrics, asked of the primary", async () => {
+    for (let i = 0; i < 4; i++) {
+      const text = await get(port, '/metrics');
+      // Each scrape reaches one worker (a new connection each), and shows both workers' requests.
+      const samples = [...text.matchAll(/^rest_origin_requests_total\{[^}]*status="200"[^}]*\} (\d+)$/gm)];
+      expect(samples.reduce((sum, m) => sum + Number(m[1]), 0)).toBe(sent.requests);
+    }
   });
 
   it('replaces a worker that is killed, and goes on serving', async () => {
     const [victim, survivor] = cluster.pids();
     const dying = lastMetrics!.workers.find((w) => w.pid === victim)!.metrics;
-    lost = { requests: dying.requests.total, records: dying.records.produced };
+    lost = { requests: counted(dying, REQUESTS), records: counted(dying, RECORDS) };
     const from = cluster.stdout.length + cluster.stderr.length;
     process.kill(victim!, 'SIGKILL');
     await cluster.waitFor(new RegExp(`\\(pid ${victim}\\) exited \\(SIGKILL\\); replacing it`));

@@ -89,6 +89,9 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyCookieHeaders: false,
     trustedProxies: [],
     trustedProxyHeader: 'xForwardedFor',
+    metricsPath: '',
+    healthPath: '',
+    readinessPath: '',
   },
   dataFormat: {
     format: 'lines',
@@ -597,7 +600,8 @@ describe('buildConfigSchema', () => {
       if (!isProperty || path.includes('basicAuthenticationUsers/')) return;
       if (!('default' in node) || typeof node['description'] !== 'string') lacking.push(path);
     });
-    expect(lacking).toEqual(['/http/host', '/dataFormat', '/dataFormat/format']);
+    // http.idempotency is absent (off) unless given, like the bind address.
+    expect(lacking).toEqual(['/http/host', '/http/idempotency', '/dataFormat', '/dataFormat/format']);
   });
 
   it('marks the options beyond the spec as additions', () => {
@@ -611,6 +615,9 @@ describe('buildConfigSchema', () => {
       'copyAuthorizationHeaders',
       'copyApplicationId',
       'copyCookieHeaders',
+      'metricsPath',
+      'healthPath',
+      'readinessPath',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
