@@ -174,3 +174,15 @@ function forwardedFor(element: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The `X-Forwarded-For` a proxy sends on: the one it received (repeated headers joined in order) with the address
+ * of its own peer appended, as nginx's `$proxy_add_x_forwarded_for` does. An IPv4-mapped peer is written as
+ * IPv4; an unknown peer (a closed socket) adds nothing.
+ */
+export function withForwardedFor(received: string | string[] | undefined, peer: string | undefined): string {
+  const before = Array.isArray(received) ? received.join(', ') : (received ?? '');
+  if (peer === undefined) return before;
+  const address = unmapped(peer);
+  return before.trim() === '' ? address : `${before}, ${address}`;
+}

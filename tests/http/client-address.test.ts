@@ -3,6 +3,7 @@ import {
   TrustedProxies,
   clientAddressOf,
   trustedProxyProblem,
+  withForwardedFor,
   type ForwardedHeaderName,
 } from '../../src/http/client-address';
 
@@ -140,5 +141,15 @@ describe('clientAddressOf', () => {
   it('walks at most 64 hops of a long chain of trusted addresses', () => {
     const chain = Array.from({ length: 500 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(', ');
     expect(client(['127.0.0.1', '10.0.0.0/8'], '127.0.0.1', [['X-Forwarded-For', chain]])).toBe('10.0.1.180');
+  });
+});
+
+describe('withForwardedFor', () => {
+  it("appends the proxy's peer to what came in, as nginx's $proxy_add_x_forwarded_for", () => {
+    expect(withForwardedFor(undefined, '127.0.0.2')).toBe('127.0.0.2');
+    expect(withForwardedFor('', '::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(withForwardedFor('203.0.113.9', '127.0.0.2')).toBe('203.0.113.9, 127.0.0.2');
+    expect(withForwardedFor(['203.0.113.9', '10.0.0.1'], '::1')).toBe('203.0.113.9, 10.0.0.1, ::1');
+    expect(withForwardedFor('203.0.113.9', undefined)).toBe('203.0.113.9');
   });
 });
