@@ -112,7 +112,10 @@ class Primary {
     console.log(`rest-origin: worker ${worker.id} (pid ${worker.process.pid}) listening at ${message.url}`);
     if (!this.#started && this.#listening.size === this.#options.workers) {
       this.#started = true;
-      console.log(`rest-origin: ${this.#options.workers} workers serving at ${message.url}`);
+      console.log(
+        `rest-origin: ${this.#options.workers} workers serving at ${message.url} ` +
+          `(primary pid ${process.pid}: SIGUSR2 prints the metrics, SIGTERM drains)`,
+      );
     }
   }
 

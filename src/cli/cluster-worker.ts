@@ -32,6 +32,9 @@ export function joinCluster(): void {
       pendingClusterMetrics.delete(message.id);
     }
   });
+  // SIGUSR2 is the primary's (it prints the metrics); a signal sent to the whole process group must not end the
+  // workers, which Node's default for SIGUSR2 would.
+  process.on('SIGUSR2', () => {});
   // A primary that died cannot drain its workers; they drain themselves rather than serve unsupervised.
   process.once('disconnect', () => requestDrain('the primary is gone'));
 }
