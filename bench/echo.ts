@@ -26,6 +26,7 @@ import autocannon from 'autocannon';
 // Modes with a bench file of their own: `npm run bench -- --<mode>`.
 if (process.argv.includes('--workers')) await import('./workers').then(() => process.exit());
 if (process.argv.includes('--scale-out')) await import('./scale-out').then(() => process.exit());
+if (process.argv.includes('--rate-limits')) await import('./rate-limits').then(() => process.exit(0));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

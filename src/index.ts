@@ -66,6 +66,9 @@ export { ANY, EVERYONE_READS, InMemoryAcl, type GatewayAuthorizer } from './gate
 export { ROLE_PROFILES, type RoleProfile } from './gateway/roles';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';
+export { RATE_LIMIT_KEYS } from './origin/rate-limit-options';
+export type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './origin/rate-limit-options';
+export { startRateLimiterClusterPrimary } from './origin/rate-limits';
 export type {
   OriginConfig,
   OriginConfigInput,
@@ -78,6 +81,8 @@ export type {
 export type { ForwardedHeaderName } from './http/client-address';
 export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
+export type { CorsConfig } from './http/cors';
+export type { TraceContextMode } from './origin/trace-context';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -115,6 +120,7 @@ export {
   type Batch,
   type RequestBatchInit,
   type RequestInfo,
+  type TraceContext,
 } from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';

@@ -10,6 +10,7 @@ import { resolveConfigFile } from './config-file';
 import { readGatewayFile } from './gateway-file';
 import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
+import { openApiDocument } from './openapi-document';
 import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 import { parseWorkers, runPrimary } from './cluster-primary';
@@ -20,6 +21,7 @@ const USAGE = `Usage:
   rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>] [--workers <n>|auto]
   rest-origin validate --config <file>
   rest-origin describe --config <file>
+  rest-origin openapi --config <file> [--api-version <version>]
 ${HASH_PASSWORD_SYNOPSIS}
 
 serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
@@ -28,6 +30,9 @@ validate  Checks a config file without serving it: prints every problem with its
           what the config resolves to and exits 0.
 describe  Says in plain words how the config would serve: endpoint, TLS, the authentication in force, the
           application ID check, the limits, the data format and the response (exits 1 on problems, as validate).
+openapi   Prints an OpenAPI 3.1 document (JSON) of what the config serves: server, paths and methods, the
+          authentication as security schemes, request media types, the envelope and every rejection's status
+          and codes. --api-version sets info.version (default 1.0.0). Exits 1 on problems, as validate.
 ${HASH_PASSWORD_HELP}
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
@@ -43,7 +48,7 @@ each with its own runner pool. A worker that dies is replaced (with a growing de
 SIGTERM or SIGINT drains every worker and exits once all are done; SIGUSR2 prints every worker's metrics and
 the cluster's, merged; http.metricsPath on any worker answers for the whole cluster (docs/deployment.md).`;
 
-const COMMANDS = new Set(['serve', 'validate', 'describe']);
+const COMMANDS = new Set(['serve', 'validate', 'describe', 'openapi']);
 /** How long a signal's close waits for admitted requests before it gives up on them. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
@@ -59,6 +64,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       gateway: { type: 'string' },
       port: { type: 'string' },
       workers: { type: 'string' },
+      'api-version': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -76,6 +82,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [first = ''] = configs;
   if (command === 'validate') return validate(first);
   if (command === 'describe') return describe(first);
+  if (command === 'openapi') return openapi(first, values['api-version'] ?? '1.0.0');
   const { port } = values;
   const workers = parseWorkers(values.workers);
   if (workers === undefined) {
@@ -161,6 +168,14 @@ async function describe(path: string): Promise<number> {
   const origin = new Origin(resolved, { runners: pool });
   console.log(`${path}:\n${formatDescribedLines(describeConfig(resolved, origin.describe()))}`);
   await pool.close();
+  return 0;
+}
+
+/** `rest-origin openapi`: the OpenAPI 3.1 document of the config on stdout, or its problems as `validate` prints them. */
+function openapi(path: string, version: string): number {
+  const resolved = checkedConfigFile(path);
+  if (resolved === undefined) return 1;
+  console.log(JSON.stringify(openApiDocument(resolved, version), null, 2));
   return 0;
 }
 

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { mergeMetricsSnapshots, type MetricsSnapshot } from '../metrics/metrics-snapshot';
+import { startRateLimiterClusterPrimary } from '../origin/rate-limits';
 import { isClusterMessage, type ClusterMessage, type ClusterMetrics } from './cluster-messages';
 
 /** How long the primary waits for each worker's metrics before it answers without them. */
@@ -19,12 +20,17 @@ export interface PrimaryServices {
  * over the cluster's IPC channel (`cluster.on('message')`, `worker.send`), with messages of its own shape:
  * the origin's are typed `rest-origin:*` (see cluster-messages.ts) and ignore the rest.
  *
- * Started here now: the metrics aggregator (answers a worker's `rest-origin:cluster-metrics-request`, and is
- * what the primary prints on SIGUSR2 and at the end). A service that must run on the primary of a cluster, such
- * as rate-limiter-flexible's `RateLimiterClusterMaster` (the store of `RateLimiterCluster` limiters in the
- * workers), is started by adding it to this function and its `close()`.
+ * Started here: the metrics aggregator (answers a worker's `rest-origin:cluster-metrics-request`, and is what
+ * the primary prints on SIGUSR2 and at the end), and the rate limiters' cluster master
+ * (`startRateLimiterClusterPrimary`: rate-limiter-flexible's `RateLimiterClusterMaster`, where the workers'
+ * `http.rateLimits` count, so that a limit holds for the whole port, not per worker; it listens only to its own
+ * messages and costs nothing without limits). A further service that must run on the primary is started by
+ * adding it to this function and, when it holds resources, to its `close()`.
  */
 export function startPrimaryServices(): PrimaryServices {
+  // Before the first fork: a worker's limiter announces itself when its origin is made, and one announced before
+  // the master exists waits unanswered.
+  startRateLimiterClusterPrimary();
   const metrics = new MetricsAggregator();
   return {
     collectMetrics: (timeoutMs) => metrics.collect(timeoutMs),

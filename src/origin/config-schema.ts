@@ -9,6 +9,9 @@ import {
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
 import { FORWARDED_HEADER_NAMES } from '../http/client-address';
+import { rateLimitOptionsSchema } from './rate-limit-options';
+import { corsSchema } from '../http/cors';
+import { traceContextSchema } from './trace-context';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 import { idempotencySchema } from '../idempotency/idempotency-options';
 
@@ -195,6 +198,7 @@ function httpSchema(): JsonSchema {
       MAX_TIMER_MS,
       '(addition) The longest a request waits in the queue for a free slot, in milliseconds; then it is answered 503 with Retry-After.',
     ),
+    ...rateLimitOptionsSchema(),
     responseTimeoutMs: integer(
       60000,
       1,
@@ -273,6 +277,8 @@ function httpSchema(): JsonSchema {
     ),
     ...operationalPathsSchema(),
     idempotency: idempotencySchema(),
+    cors: corsSchema(),
+    traceContext: traceContextSchema(),
   });
 }
 

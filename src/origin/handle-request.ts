@@ -4,13 +4,14 @@ import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-tabl
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
+import type { CorsPolicy } from '../http/cors';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
 import { lingerOnClose } from '../http/lingering-close';
-import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
@@ -18,7 +19,7 @@ import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
-import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
+import type { ReleaseSlot, RequestAdmission, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
@@ -37,6 +38,8 @@ import type { InFlight } from './in-flight';
 import { channels } from './diagnostics-channels';
 import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
+import type { RateLimitKey } from './rate-limit-options';
+import { tenantOf, type RateLimits, type RateLimitVerdict } from './rate-limits';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -45,7 +48,13 @@ import { IncomingRequestInfo, type RequestAttributeSources } from './request-inf
  */
 export interface RequestObserver {
   readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
-  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  request(info: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  }): void;
   batch(info: {
     requestId: string;
     records: number;
@@ -64,7 +73,11 @@ export interface RequestContext {
   /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
   readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
-  readonly admission: Admission;
+  readonly admission: RequestAdmission;
+  /** The per-tenant rate limits (`http.rateLimits`); `undefined` when there are none (decision 0105). */
+  readonly rateLimits: RateLimits | undefined;
+  /** The key of `http.maxConcurrentRequestsPerKey`, which names a request's tenant to admission (decision 0106). */
+  readonly tenantKey: RateLimitKey | undefined;
   /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
   readonly heap: HeapGuard;
   readonly runners: RunnerPool;
@@ -81,6 +94,8 @@ export interface RequestContext {
   readonly attributeSources: RequestAttributeSources;
   /** `http.idempotency` with its store; `undefined` when idempotency keys are off. */
   readonly idempotency: IdempotencyPlan | undefined;
+  /** The CORS rules with `http.cors.enabled`; `undefined` when off (decision 0115). */
+  readonly cors?: CorsPolicy | undefined;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -140,6 +155,8 @@ class ServedRequest implements SlotWaiter {
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
+  /** The body has no declared length and a byte rate limit applies: charged once read. */
+  #chargeAfterRead = false;
   /** `performance.now()` when the request began to wait for a slot; 0 while it has not waited. */
   #queuedAt = 0;
   /** `performance.now()` when the batch was handed to the runner pool. */
@@ -177,14 +194,20 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
     const info = this.#info;
+    // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
+    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     if (ctx.observer.listening.request) {
       ctx.observer.request({
         requestId: info.requestId,
         method: info.method,
         path: info.path,
         remoteHost: info.remoteHost,
+        traceContext: info.traceContext,
       });
     }
+    // The origin's span is echoed on every answer, rejections included (decision 0116).
+    const trace = info.traceContext;
+    if (trace !== undefined) this.#replyHeaders = { ...this.#replyHeaders, traceparent: trace.traceparent };
     const { method } = info;
     if (REFUSED_METHODS.has(method)) {
       return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
@@ -196,6 +219,34 @@ class ServedRequest implements SlotWaiter {
     this.#authenticate(authenticator);
   }
 
+  /**
+   * CORS first (decision 0115): a preflight is answered here, before authentication (a preflight never carries
+   * credentials, Fetch standard) and the application ID check, and never reaches the pipeline: returns true.
+   * Any other request gets the CORS headers on whatever answer it ends with, rejections included.
+   */
+  #preflighted(cors: CorsPolicy): boolean {
+    const { headers } = this.#req;
+    if (!cors.isPreflight(this.#info.method, headers)) {
+      this.#replyHeaders = cors.answerHeaders(headers.origin);
+      return false;
+    }
+    const answer = cors.preflight(headers);
+    this.#replyHeaders = answer.headers;
+    if (!answer.allowed) {
+      this.fail(new OriginError('ORIGIN_CORS_PREFLIGHT_REFUSED', { detail: answer.reason }));
+      return true;
+    }
+    const res = this.#res;
+    if (!res.headersSent && !res.destroyed) {
+      const written: Record<string, string> = { ...answer.headers };
+      if (this.#ctx.isClosing()) written['Connection'] = 'close';
+      res.writeHead(204, written).end();
+    }
+    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.finish();
+    return true;
+  }
+
   /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
   authorized(): void {
     const ctx = this.#ctx;
@@ -205,23 +256,55 @@ class ServedRequest implements SlotWaiter {
     } catch (error) {
       return this.fail(error);
     }
-    const release = ctx.admission.tryAcquire();
+    const { rateLimits } = ctx;
+    if (rateLimits === undefined) return this.admit();
+    rateLimits.check(this.#info, declaredBodyLength(this.#req)).then(
+      (verdict) => this.rateLimited(verdict),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /**
+   * Counted against the per-tenant rate limits: 429 when over one, else on to admission. After the application ID
+   * and before admission, so that the limits know the tenant and a refused request never holds a slot or a place
+   * in the queue. Every answer to the request carries the verdict's RateLimit headers.
+   */
+  rateLimited(verdict: RateLimitVerdict): void {
+    const ctx = this.#ctx;
+    this.#replyHeaders = { ...this.#replyHeaders, ...verdict.headers };
+    if (verdict.refusal !== undefined) {
+      for (const key of verdict.refusedBy) ctx.metrics.countRateLimited(key);
+      return this.fail(verdict.refusal);
+    }
+    this.#chargeAfterRead = verdict.chargeAfterRead;
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.admit();
+  }
+
+  /** A request slot at once when one is free, else a place in the queue. */
+  admit(): void {
+    const ctx = this.#ctx;
+    const { tenantKey } = ctx;
+    const tenant = tenantKey === undefined ? undefined : tenantOf(tenantKey, this.#info);
+    const release = ctx.admission.tryAcquire(tenant);
     if (release) {
       ctx.metrics.countAdmission(0);
       return this.granted(release);
     }
     this.#queuedAt = performance.now();
-    ctx.admission.wait(this);
+    ctx.admission.wait(this, tenant);
   }
 
   /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
   authenticated(outcome: AuthenticationOutcome): void {
     if (!outcome.ok) {
-      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      this.#replyHeaders = { ...this.#replyHeaders, 'WWW-Authenticate': outcome.challenge };
       return this.fail(outcome.error);
     }
     this.#info.identity = outcome.identity;
-    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    if (outcome.replyHeaders !== undefined) {
+      this.#replyHeaders = { ...this.#replyHeaders, ...outcome.replyHeaders };
+    }
     // The origin may have begun to close while an asynchronous authenticator worked.
     if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
     this.authorized();
@@ -331,6 +414,7 @@ class ServedRequest implements SlotWaiter {
     let running: Promise<void> | undefined;
     try {
       ctx.metrics.countBytes(bytes);
+      if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
       this.#runStartedAt = performance.now();
@@ -408,6 +492,8 @@ class ServedRequest implements SlotWaiter {
 
   /** No slot for the request (queue full or wait ran out, origin closing). */
   refused(error: OriginError): void {
+    const { tenantKey } = this.#ctx;
+    if (error.code === 'ORIGIN_HTTP_TENANT_BUSY' && tenantKey) this.#ctx.metrics.countRateLimited(tenantKey);
     this.fail(error);
   }
 
@@ -485,6 +571,9 @@ export function refuse(
   if (error.httpStatus === 503 || error.httpStatus === 409) {
     headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   }
+  // A rate limit's refusal brings its own; another 429 (a tenant's slots busy) waits retryAfterSeconds, never 0.
+  if (error.httpStatus === 429)
+    headers['Retry-After'] ??= String(Math.max(1, ctx.config.http.retryAfterSeconds));
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
@@ -660,6 +749,16 @@ function refuseEarly(
   if (declaredLengthTooLarge(req.headers, limit.maxRequestBytes)) throw bodyTooLargeError('raw', limit);
   ctx.heap.admit(now);
   return codings;
+}
+
+/**
+ * The body length a rate limit charges before the read: Content-Length, 0 for a request with neither it nor
+ * Transfer-Encoding (it has no body), `undefined` for a chunked body.
+ */
+function declaredBodyLength(req: IncomingMessage): number | undefined {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) return Number(declared);
+  return req.headers['transfer-encoding'] === undefined ? 0 : undefined;
 }
 
 function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): void {

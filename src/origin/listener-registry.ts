@@ -33,6 +33,11 @@ export interface PortTenant {
    * 0080); absent when it has none. Tenants share a port only when their paths are equal.
    */
   readonly operational?: OperationalProbe;
+  /**
+   * True when `req` is a CORS preflight this tenant allows (decision 0115): a preflight carries no application ID,
+   * so on a shared port it goes to the first tenant whose CORS rules allow its origin. Absent: CORS is off.
+   */
+  takesPreflight?(req: IncomingMessage): boolean;
   /** Answers a request that no tenant of a shared port claims. */
   refuseUnrouted(req: IncomingMessage, res: ServerResponse, error: OriginError): void;
   /**
@@ -225,7 +230,10 @@ function route(tenants: readonly PortTenant[], req: IncomingMessage, res: Server
     return;
   }
   const id = routingId(tenants, req);
-  const owner = id === undefined ? undefined : tenants.find((t) => t.claims(id));
+  const owner =
+    id === undefined
+      ? tenants.find((t) => t.takesPreflight?.(req) === true)
+      : tenants.find((t) => t.claims(id));
   if (owner) {
     // The owner checks the ID again in constant time; the lookup here only picks the pipeline.
     owner.handleRequest(req, res);

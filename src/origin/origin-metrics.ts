@@ -7,6 +7,7 @@ import type {
   ValueSample,
 } from '../metrics/metrics-snapshot';
 import type { OnRecordError } from './config';
+import type { RateLimitKey } from './rate-limit-options';
 
 /**
  * A summary of an origin's counters, as `origin.metrics()` returns it (the shape of 0.1.0). Counters start at
@@ -23,6 +24,12 @@ export interface OriginMetricsSnapshot {
   };
   /** Rejections and failures by error code. */
   readonly rejectedByReason: Readonly<Partial<Record<ErrorCode, number>>>;
+  /**
+   * 429 answers of the per-tenant limits by the key kind of the limit that refused: http.rateLimits
+   * (`ORIGIN_HTTP_RATE_LIMITED`; a request over two limits counts under both) and http.maxConcurrentRequestsPerKey
+   * (`ORIGIN_HTTP_TENANT_BUSY`).
+   */
+  readonly rateLimitedByKey: Readonly<Record<RateLimitKey, number>>;
   readonly records: {
     /** Records handed to the pipeline. */
     readonly produced: number;
@@ -147,6 +154,7 @@ export class OriginMetrics {
   #errorRecordsSent = 0;
   #bytesReceived = 0;
   #bytesSent = 0;
+  readonly #rateLimited = { applicationId: 0, user: 0, clientAddress: 0 };
   readonly #requestSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #batchSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #admissionWaitSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
@@ -175,6 +183,11 @@ export class OriginMetrics {
   countParseFailure(code: string, action: ParseFailureAction): void {
     const byCode = this.#parseFailures[ACTIONS.indexOf(action)]!;
     byCode.set(code, (byCode.get(code) ?? 0) + 1);
+  }
+
+  /** Counts one refusal by a per-tenant limit of `key` (besides the request's own count). */
+  countRateLimited(key: RateLimitKey): void {
+    this.#rateLimited[key]++;
   }
 
   /** Decoded request body bytes read. */
@@ -221,6 +234,14 @@ export class OriginMetrics {
         'rest_origin_rejections_total',
         'Requests rejected or failed, by error code (docs/errors.md).',
         [...this.#byReason].map(([code, value]) => ({ labels: { ...origin, code }, value })),
+      ),
+      counter(
+        'rest_origin_rate_limited_total',
+        'Requests answered 429 by a per-tenant limit (http.rateLimits, http.maxConcurrentRequestsPerKey), by the key kind of the limit.',
+        // Only the key kinds that refused something, as the other labelled families: most origins have no limit.
+        Object.entries(this.#rateLimited)
+          .filter(([, value]) => value > 0)
+          .map(([key, value]) => ({ labels: { ...origin, key }, value })),
       ),
       counter(
         'rest_origin_parse_failures_total',
@@ -308,6 +329,7 @@ export class OriginMetrics {
     return {
       requests: { total, byOutcome, byStatus },
       rejectedByReason: Object.fromEntries(this.#byReason),
+      rateLimitedByKey: { ...this.#rateLimited },
       records: { produced: this.#produced, errors: this.#errors, discarded: this.#discarded },
       bytesReceived: this.#bytesReceived,
       inFlight,

@@ -14,12 +14,15 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
+import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
-import { Admission } from './admission';
+import type { RequestAdmission } from './admission';
+import { admissionFor } from './fair-admission';
+import { rateLimitsFor } from './rate-limits';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
@@ -46,6 +49,7 @@ import {
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
 import { clientAddressSources } from './request-info';
+import { CorsPolicy } from '../http/cors';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -80,8 +84,17 @@ export interface OriginDescription {
 export interface OriginEvents {
   /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
   start: { url: string; description: OriginDescription };
-  /** A request arrived (before any check). */
-  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /**
+   * A request arrived (before any check). `traceContext`: its W3C trace context as the origin continues it (the
+   * origin's own span id included), `undefined` without one; see docs/trace-context.md.
+   */
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  };
   /** The pipeline ran a request's batch and the response was sent. */
   batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
   /** A request was refused or failed; `code` says why. */
@@ -162,7 +175,7 @@ export class Origin {
   readonly #metrics: OriginMetrics;
   /** The metrics, health and readiness paths; `undefined` when none is configured. */
   readonly #operational: OperationalProbe | undefined;
-  readonly #admission: Admission;
+  readonly #admission: RequestAdmission;
   readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
@@ -197,11 +210,7 @@ export class Origin {
     warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
-    this.#admission = new Admission({
-      slots: http.maxConcurrentRequests,
-      queueSize: http.queueSize,
-      queueTimeoutMs: http.queueTimeoutMs,
-    });
+    this.#admission = admissionFor(http);
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
     this.#events.on('newListener', (event: string) => this.#updateListening(event, true));
     this.#events.on('removeListener', (event: string) =>
@@ -213,6 +222,8 @@ export class Origin {
       authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      rateLimits: rateLimitsFor(this.config),
+      tenantKey: http.maxConcurrentRequestsPerKey?.key,
       heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
@@ -233,8 +244,10 @@ export class Origin {
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
         ...clientAddressSources(http),
+        traceContext: http.traceContext,
       },
       idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
+      cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
@@ -504,6 +517,14 @@ export class Origin {
       tlsKey: tls?.fingerprint ?? '',
       ...(this.#operational === undefined ? {} : { operational: this.#operational }),
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      takesPreflight: (req) => {
+        const { cors } = this.#context;
+        return (
+          cors !== undefined &&
+          cors.isPreflight(req.method ?? '', req.headers) &&
+          cors.allows(req.headers.origin)
+        );
+      },
       connectionRefusal: (error) => {
         this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
         const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());

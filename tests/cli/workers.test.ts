@@ -242,3 +242,31 @@ it('stops with 1, forking no replacement, when the workers cannot listen (the po
     holder.close();
   }
 });
+
+it('keeps http.rateLimits for the whole port: the workers count in the primary', async () => {
+  const config = join(dir, 'rate-limited.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      http: {
+        host: '127.0.0.1',
+        rateLimits: [{ key: 'clientAddress', requestsPerSecond: 0.01, burst: 3 }],
+      },
+      dataFormat: { format: 'json' },
+      pipeline: { runnerIdleTimeMs: 0 },
+    }),
+  );
+  const port = await freePort();
+  const cluster = new Cluster(['serve', '--config', config, '--port', String(port), '--workers', '2']);
+  try {
+    await cluster.waitFor(/2 workers serving at/);
+    // Six new connections, three to each worker: counted per worker, all six would pass.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post(port, '[{"n":1}]')).status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(3);
+  } finally {
+    cluster.child.kill('SIGTERM');
+    await once(cluster.child, 'exit');
+  }
+});
