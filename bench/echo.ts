@@ -23,6 +23,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
+// Modes with a bench file of their own: `npm run bench -- --<mode>`.
+if (process.argv.includes('--workers')) await import('./workers').then(() => process.exit());
+if (process.argv.includes('--scale-out')) await import('./scale-out').then(() => process.exit());
 if (process.argv.includes('--rate-limits')) await import('./rate-limits').then(() => process.exit(0));
 if (process.argv.includes('--metrics-cost')) await import('./metrics-cost').then(() => process.exit(0));
 

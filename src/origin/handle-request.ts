@@ -395,9 +395,10 @@ class ServedRequest implements SlotWaiter {
     const codings = this.#codings;
     const req = this.#req;
     try {
-      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
+      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address
+      // (behind a trusted proxy, the address its forwarding header names).
       const source: ParseSource = {
-        remoteAddress: req.socket.remoteAddress,
+        remoteAddress: this.#info.clientAddress,
         originState: ctx.body.originState,
       };
       const parse = (this.#parse = new BodyParse(

@@ -48,6 +48,7 @@ import {
 } from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { clientAddressSources } from './request-info';
 import { CorsPolicy } from '../http/cors';
 
 /**
@@ -242,6 +243,7 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        ...clientAddressSources(http),
         traceContext: http.traceContext,
       },
       idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),

@@ -131,3 +131,10 @@ it('the example logfmt format gives the same records and failures for any chunki
     expect(await parseStream(logfmtFormat, { maxLineBytes: 100 }, chunks)).toEqual(whole);
   }
 });
+
+it('examples/behind-a-proxy takes the client from X-Forwarded-For only from a trusted proxy', () => {
+  expect(runExample('behind-a-proxy').trim().split('\n')).toEqual([
+    'via the proxy: 198.51.100.7',
+    'forged: 127.0.0.2',
+  ]);
+});
