@@ -23,6 +23,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
+// Bench modes of their own: `npm run bench -- --<mode>` runs bench/<mode>.ts instead of the echo comparison.
+if (process.argv.includes('--idempotency')) await import('./idempotency').then(() => process.exit(0));
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
