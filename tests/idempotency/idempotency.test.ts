@@ -11,6 +11,8 @@ import {
   type Pipeline,
 } from 'rest-service-origin';
 import { gate, send, startOrigin, type TestConfig, type TestOrigin } from '../origin/origin-helpers';
+import { httpsAgent, sendHttps, startHttpsOrigin } from '../tls/https-client';
+import { makeTlsMaterial } from '../tls/tls-material';
 import { startRedis } from './test-redis';
 
 /** http.idempotency over real sockets: replay, 409, 422, 400, what is kept and what is released. */
@@ -126,6 +128,47 @@ describe('keys', () => {
     expect([one.status, two.status]).toEqual([201, 201]);
     expect(two.headers['idempotent-replayed']).toBeUndefined();
     expect(runs()).toBe(2);
+  });
+
+  it('are scoped by authenticated user: alice cannot replay (or block) bob’s key', async () => {
+    const material = makeTlsMaterial();
+    let runs = 0;
+    const started = await startHttpsOrigin(
+      material,
+      {
+        http: { idempotency: {} },
+        tls: {
+          basicAuthenticationUsers: [
+            { user: 'alice', password: 'alice-secret' },
+            { user: 'bob', password: 'bob-secret' },
+          ],
+        },
+      },
+      {
+        pipeline: (batch) => {
+          runs++;
+          new SendResponse().write(batch);
+        },
+      },
+    );
+    const agent = httpsAgent(material);
+    try {
+      const as = (user: string): Record<string, string> => ({
+        ...KEY,
+        Authorization: `Basic ${Buffer.from(`${user}:${user}-secret`).toString('base64')}`,
+      });
+      const bob = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('bob') });
+      const alice = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('alice') });
+      expect([bob.status, alice.status]).toEqual([200, 200]);
+      expect(alice.headers['idempotent-replayed']).toBeUndefined();
+      const bobAgain = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('bob') });
+      expect(bobAgain.headers['idempotent-replayed']).toBe('true');
+      expect(runs).toBe(2);
+    } finally {
+      await agent.close();
+      await started.stop();
+      material.remove();
+    }
   });
 
   it('are refused 400 ORIGIN_IDEMPOTENCY_KEY_INVALID when empty, too long, not ASCII or sent twice', async () => {
