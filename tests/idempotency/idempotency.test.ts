@@ -352,6 +352,38 @@ describe('the store', () => {
     expect((await send(url, { body: '{"n":1}' })).status).toBe(201);
   });
 
+  it('Redis going away under traffic: keyed requests get 503 (never a hang), and are served again once it is back', async () => {
+    const redis = await startRedis();
+    try {
+      const { url, runs } = await keyed({
+        http: { idempotency: { store: { redisUrl: redis.url, timeoutMs: 300 } } },
+      });
+      const keyedSend = (n: number): ReturnType<typeof send> =>
+        send(url, { body: `{"n":${n}}`, headers: { 'Idempotency-Key': `k-${n}` } });
+      expect((await keyedSend(1)).status).toBe(201);
+      await redis.pause();
+      const during = await Promise.all([2, 3, 4, 5].map(keyedSend));
+      for (const answer of during) {
+        expect(answer.status).toBe(503);
+        expect(answer.text).toContain('ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE');
+        expect(answer.headers['retry-after']).toBe('1');
+      }
+      expect(runs()).toBe(1);
+      await redis.resume();
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 201; attempt++) {
+        status = (await keyedSend(2)).status;
+        if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(201);
+      expect((await keyedSend(1)).headers['idempotent-replayed']).toBeUndefined();
+      expect(runs()).toBe(3);
+    } finally {
+      for (const origin of running.splice(0)) await origin.stop();
+      await redis.stop();
+    }
+  });
+
   it('a Redis store shared by two origins: the second replays what the first answered', async () => {
     const redis = await startRedis();
     try {
