@@ -205,6 +205,7 @@ describe('drain and retry with idempotency keys', () => {
     /** Starts an origin process; resolves with its URL and the records its pipeline saw (filled as they come). */
     async function originProcess(
       seen: number[],
+      options: { http?: Record<string, unknown>; pipelineMs?: number } = {},
     ): Promise<{ child: ChildProcess; url: string; closed: Promise<void> }> {
       const config = {
         http: {
@@ -213,13 +214,18 @@ describe('drain and retry with idempotency keys', () => {
           maxConcurrentRequests: 24,
           queueSize: 64,
           idempotency: { store: { redisUrl: redis.url, timeoutMs: 2000 } },
+          ...options.http,
         },
         dataFormat: { format: 'json' },
       };
+      const env =
+        options.pipelineMs === undefined
+          ? process.env
+          : { ...process.env, PIPELINE_MS: String(options.pipelineMs) };
       const child = spawn(
         process.execPath,
         ['--import', 'tsx', join(__dirname, 'origin-process.ts'), JSON.stringify(config)],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+        { stdio: ['ignore', 'pipe', 'pipe'], env },
       );
       children.push(child);
       let errors = '';
@@ -272,6 +278,41 @@ describe('drain and retry with idempotency keys', () => {
       await sleep(200);
       report('two processes on one Redis, SIGTERM mid-run', total, tally, seen);
       expectExactlyOnce(total, seen);
+    });
+
+    it('a process killed mid-batch holds its key until the lock expires; then the retry is processed (at least once)', async () => {
+      // Lock TTL = requestTimeoutMs + responseTimeoutMs = 3 s.
+      const http = { requestTimeoutMs: 1500, headersTimeoutMs: 1500, responseTimeoutMs: 1500 };
+      const seen: number[] = [];
+      const [a, b] = await Promise.all([
+        originProcess(seen, { http, pipelineMs: 60_000 }),
+        originProcess(seen, { http }),
+      ]);
+      const post = (url: string): Promise<{ status: number; replayed: unknown }> =>
+        request(url, { method: 'POST', body: '{"n":7}', headers: { 'Idempotency-Key': 'crash-7' } }).then(
+          async (answer) => {
+            await answer.body.text();
+            return { status: answer.statusCode, replayed: answer.headers['idempotent-replayed'] };
+          },
+        );
+      const lost = post(a.url).catch((error: unknown) => error);
+      while (!seen.includes(7)) await sleep(20);
+      a.child.kill('SIGKILL');
+      expect(await lost).toBeInstanceOf(Error);
+      expect((await post(b.url)).status).toBe(409);
+      const killedAt = performance.now();
+      let answer = await post(b.url);
+      for (let attempt = 0; attempt < 100 && answer.status === 409; attempt++) {
+        await sleep(100);
+        answer = await post(b.url);
+      }
+      console.log(
+        `a process killed mid-batch: its key answered 409 for ${Math.round(performance.now() - killedAt)} ms, ` +
+          `then ${answer.status}; the pipeline saw record 7 ${seen.filter((n) => n === 7).length} times`,
+      );
+      expect(answer.status).toBe(200);
+      expect(seen.filter((n) => n === 7)).toHaveLength(2);
+      expect((await post(b.url)).replayed).toBe('true');
     });
   });
 });
