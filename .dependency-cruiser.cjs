@@ -26,6 +26,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(record|errors)/' },
     },
     {
+      name: 'metrics-imports-nothing',
+      severity: 'error',
+      comment:
+        'metrics/ (the mergeable metrics snapshot, its Prometheus text and the prom-client bridge) is pure data and functions: it imports nothing else from src, so that a cluster primary can merge and render snapshots without an origin.',
+      from: { path: '^src/metrics/' },
+      to: { path: '^src/', pathNot: '^src/metrics/' },
+    },
+    {
       name: 'formats-not-to-request-path',
       severity: 'error',
       comment:

@@ -33,7 +33,14 @@ async function startOrigin(tls = {}, gatewayMode = false) {
   const origin = new Origin(
     {
       general: { resourcesDirectory: process.env.BENCH_TLS_DIR ?? '' },
-      http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: slots, ...gatewayHttp },
+      // BENCH_ORIGIN_HTTP: more http options as JSON (bench/rate-limits.ts runs the origin with rate limits).
+      http: {
+        host: '127.0.0.1',
+        port: 0,
+        maxConcurrentRequests: slots,
+        ...gatewayHttp,
+        ...JSON.parse(process.env.BENCH_ORIGIN_HTTP ?? '{}'),
+      },
       tls,
       dataFormat: {
         format: 'json',

@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 
 // Bench modes of their own: `npm run bench -- --<mode>` runs bench/<mode>.ts instead of the echo comparison.
 if (process.argv.includes('--idempotency')) await import('./idempotency').then(() => process.exit(0));
+if (process.argv.includes('--rate-limits')) await import('./rate-limits').then(() => process.exit(0));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -125,6 +125,10 @@ function typeText(schema: Schema): string {
     if (Array.isArray(choices)) return `list of ${choices.map((value) => code(String(value))).join(', ')}`;
     return `list of ${typeText(items)}s`;
   }
+  // An optional object: `{ key, limit }` or null.
+  const keys = propertiesOf(schema).map(([key]) => key);
+  if (Array.isArray(type) && keys.length > 0 && type.includes('null'))
+    return `${code(`{ ${keys.join(', ')} }`)} or null`;
   return typeof type === 'string' ? type : 'any';
 }
 

@@ -13,7 +13,39 @@ export {
 } from './origin/origin';
 export type { AuthenticationMethod } from './auth/authenticator';
 export { IDENTITY_ATTRIBUTES } from './auth/identity-attributes';
-export type { OriginMetricsSnapshot } from './origin/origin-metrics';
+export type { OriginMetricsSnapshot, ParseFailureAction, RequestOutcome } from './origin/origin-metrics';
+// Metrics as mergeable snapshots, Prometheus / OpenMetrics text, the prom-client bridge (docs/metrics.md).
+export {
+  mergeMetricsSnapshots,
+  type CounterFamily,
+  type GaugeFamily,
+  type HistogramFamily,
+  type HistogramSample,
+  type MetricFamily,
+  type MetricLabels,
+  type MetricsSnapshot,
+  type ValueSample,
+} from './metrics/metrics-snapshot';
+export {
+  OPENMETRICS_CONTENT_TYPE,
+  PROMETHEUS_CONTENT_TYPE,
+  metricsTextFormatFor,
+  renderPrometheusText,
+  type MetricsTextFormat,
+} from './metrics/prometheus-text';
+export {
+  registerPromClientMetrics,
+  type MetricsSource,
+  type PromClientRegistry,
+} from './metrics/prom-client-bridge';
+export {
+  DIAGNOSTICS_CHANNELS,
+  type BatchMessage,
+  type RecordFailureMessage,
+  type RejectionMessage,
+  type RequestEndMessage,
+  type RequestStartMessage,
+} from './origin/diagnostics-channels';
 export type {
   GatewayApi,
   GatewayRegistration,
@@ -34,6 +66,9 @@ export { ANY, EVERYONE_READS, InMemoryAcl, type GatewayAuthorizer } from './gate
 export { ROLE_PROFILES, type RoleProfile } from './gateway/roles';
 export { resolveConfig } from './origin/config';
 export { buildConfigSchema } from './origin/config-schema';
+export { RATE_LIMIT_KEYS } from './origin/rate-limit-options';
+export type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './origin/rate-limit-options';
+export { startRateLimiterClusterPrimary } from './origin/rate-limits';
 export type {
   OriginConfig,
   OriginConfigInput,
@@ -45,6 +80,8 @@ export type {
 } from './origin/config';
 export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
+export type { CorsConfig } from './http/cors';
+export type { TraceContextMode } from './origin/trace-context';
 
 // Records.
 export { FIELD_TYPES, TypedField, field, doubleValue, isTypedField, isPlainMap } from './record/field';
@@ -82,6 +119,7 @@ export {
   type Batch,
   type RequestBatchInit,
   type RequestInfo,
+  type TraceContext,
 } from './pipeline/batch';
 export type { RunnerPool, RunProgress, Pipeline, PipelineContext } from './pipeline/runner-pool';
 export { InProcessRunnerPool, type InProcessRunnerPoolOptions } from './pipeline/in-process-runner-pool';

@@ -9,6 +9,7 @@ import { resolveConfigFile } from './config-file';
 import { readGatewayFile } from './gateway-file';
 import { describeConfig, formatDescribedLines } from './describe-config';
 import { echoPipeline } from './echo-pipeline';
+import { openApiDocument } from './openapi-document';
 import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
 
@@ -17,6 +18,7 @@ const USAGE = `Usage:
   rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>]
   rest-origin validate --config <file>
   rest-origin describe --config <file>
+  rest-origin openapi --config <file> [--api-version <version>]
 ${HASH_PASSWORD_SYNOPSIS}
 
 serve     Serves an origin with the in-process runner pool and the built-in echo pipeline: every record goes
@@ -25,6 +27,9 @@ validate  Checks a config file without serving it: prints every problem with its
           what the config resolves to and exits 0.
 describe  Says in plain words how the config would serve: endpoint, TLS, the authentication in force, the
           application ID check, the limits, the data format and the response (exits 1 on problems, as validate).
+openapi   Prints an OpenAPI 3.1 document (JSON) of what the config serves: server, paths and methods, the
+          authentication as security schemes, request media types, the envelope and every rejection's status
+          and codes. --api-version sets info.version (default 1.0.0). Exits 1 on problems, as validate.
 ${HASH_PASSWORD_HELP}
 
 The config file (JSON, or YAML when it ends in .yaml or .yml) holds the origin config (docs/config.md), plus an
@@ -35,7 +40,7 @@ With --gateway, the command runs an API gateway (port, host, TLS, authenticator,
 gateway file, JSON or YAML; docs/gateway.md) and serves each --config file's origin through it (each with
 http.useApiGateway and its own gatewayServiceName); --port then overrides the gateway's port.`;
 
-const COMMANDS = new Set(['serve', 'validate', 'describe']);
+const COMMANDS = new Set(['serve', 'validate', 'describe', 'openapi']);
 
 /** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -48,6 +53,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       config: { type: 'string', multiple: true },
       gateway: { type: 'string' },
       port: { type: 'string' },
+      'api-version': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -65,6 +71,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [first = ''] = configs;
   if (command === 'validate') return validate(first);
   if (command === 'describe') return describe(first);
+  if (command === 'openapi') return openapi(first, values['api-version'] ?? '1.0.0');
   const { port } = values;
   if (values.gateway !== undefined) return serveGateway(values.gateway, configs, port);
   const { origin: config, pipeline } = resolveConfigFile(first, defaultRegistry, (origin) => {
@@ -137,6 +144,14 @@ async function describe(path: string): Promise<number> {
   const origin = new Origin(resolved, { runners: pool });
   console.log(`${path}:\n${formatDescribedLines(describeConfig(resolved, origin.describe()))}`);
   await pool.close();
+  return 0;
+}
+
+/** `rest-origin openapi`: the OpenAPI 3.1 document of the config on stdout, or its problems as `validate` prints them. */
+function openapi(path: string, version: string): number {
+  const resolved = checkedConfigFile(path);
+  if (resolved === undefined) return 1;
+  console.log(JSON.stringify(openApiDocument(resolved, version), null, 2));
   return 0;
 }
 

@@ -192,6 +192,11 @@ export const ERROR_TABLE = {
     httpStatus: 403,
     message: 'The application ID of the request is not in the configured list of application IDs.',
   },
+  ORIGIN_CORS_PREFLIGHT_REFUSED: {
+    category: 'request',
+    httpStatus: 403,
+    message: 'The CORS preflight is refused: {detail}.',
+  },
   ORIGIN_AUTH_CREDENTIALS_MISSING: {
     category: 'auth',
     httpStatus: 401,
@@ -293,6 +298,23 @@ export const ERROR_TABLE = {
     httpStatus: 503,
     message: 'No request slot became free within queueTimeoutMs {timeoutMs}; retry later.',
   },
+  ORIGIN_HTTP_RATE_LIMITED: {
+    category: 'limit',
+    httpStatus: 429,
+    message:
+      'Over the rate limit of its {key} (http.rateLimits, policy "{policy}"); retry after {retryAfterSeconds} s.',
+  },
+  ORIGIN_HTTP_TENANT_BUSY: {
+    category: 'limit',
+    httpStatus: 429,
+    message:
+      'Its {key} holds its {limit} request slots (http.maxConcurrentRequestsPerKey) and has {limit} requests waiting; retry later.',
+  },
+  ORIGIN_HTTP_RATE_LIMITER_UNAVAILABLE: {
+    category: 'limit',
+    httpStatus: 503,
+    message: 'The rate limiter did not answer ({detail}); retry later.',
+  },
   ORIGIN_HTTP_LOW_MEMORY: {
     category: 'limit',
     httpStatus: 503,
@@ -344,6 +366,17 @@ export const ERROR_TABLE = {
 
   // Parsing the body into records. As failures these are data (one per bad record); a request that cannot be
   // parsed at all is answered with the status below.
+  // For formats a host registers: their parsers have no codes of their own in this table.
+  ORIGIN_FORMAT_RECORD_MALFORMED: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The {format} record at byte {offset} is malformed: {detail}.',
+  },
+  ORIGIN_FORMAT_RECORD_TOO_LONG: {
+    category: 'parse',
+    httpStatus: 400,
+    message: 'The {format} record at byte {offset} is longer than {option} {limit}.',
+  },
   ORIGIN_JSON_MALFORMED: {
     category: 'parse',
     httpStatus: 400,

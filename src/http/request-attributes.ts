@@ -24,6 +24,11 @@ export interface RequestAttributeOptions {
    */
   readonly identity?: Readonly<Record<string, string>> | undefined;
   /**
+   * The trace context attributes the origin writes (`traceparent`, `tracestate`), added last. When given (even
+   * empty), the request's own `traceparent` and `tracestate` headers never become attributes.
+   */
+  readonly trace?: Readonly<Record<string, string>> | undefined;
+  /**
    * Further names a header may not take (attributes the origin or a format writes, decision 0046): such a
    * header is left out like one named `method`. Asked with the lower-cased header name.
    */
@@ -93,7 +98,8 @@ const LINEAR_SEARCH_MAX = 16;
  *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).
  *
  * - then `options.verified` (the verified client certificate's `tlsClientSubject` and `tlsClientIssuer`);
- * - then `options.identity` (the authenticated caller's `authenticationMethod` and `authenticatedUser`).
+ * - then `options.identity` (the authenticated caller's `authenticationMethod` and `authenticatedUser`);
+ * - last, `options.trace` (the origin's `traceparent` and `tracestate`), which replaces those request headers.
  *
  * A header named `method`, `path`, `queryString`, `remoteHost`, `tlsClientSubject`, `tlsClientIssuer`,
  * `authenticationMethod` or `authenticatedUser` (in any case) is dropped: it cannot overwrite or forge those.
@@ -121,6 +127,7 @@ export function requestAttributes(
   if (options.verified !== undefined) Object.assign(attributes, options.verified);
   if (options.identity !== undefined) Object.assign(attributes, options.identity);
   const dropped = droppedHeaders(options);
+  const trace = options.trace;
 
   // The headers' lower-cased names in order of first appearance, beside the first spelling of each: `X-A` and
   // `x-a` are one header, written under the first spelling. Requests carry a handful of headers, where a linear
@@ -135,6 +142,7 @@ export function requestAttributes(
     const value = raw[i + 1]!;
     const key = name.toLowerCase();
     if (dropped.has(key)) continue;
+    if (trace !== undefined && (key === 'traceparent' || key === 'tracestate')) continue;
     const at = index === undefined ? keys.indexOf(key) : (index.get(key) ?? -1);
     if (at >= 0) {
       const first = names[at]!;
@@ -159,6 +167,7 @@ export function requestAttributes(
       attributes[name] = value;
     }
   }
+  if (trace !== undefined) Object.assign(attributes, trace);
   return Object.freeze(attributes);
 }
 

@@ -12,13 +12,33 @@ export interface SlotWaiter {
 }
 
 /**
+ * What the request path asks of admission control: {@link Admission}, or `FairAdmission` when
+ * `http.maxConcurrentRequestsPerKey` also bounds the slots of each tenant. `tenant` names the request's tenant
+ * under that key; plain admission ignores it.
+ */
+export interface RequestAdmission {
+  /** Slots held right now. */
+  readonly inUse: number;
+  /** Requests waiting for a slot right now. */
+  readonly waiting: number;
+  /** Every slot is held and the queue is full: a request arriving now would be refused (readiness, 0081). */
+  readonly full: boolean;
+  /** A slot at once when one is free for `tenant` and no earlier waiter may take it, else `undefined`. */
+  tryAcquire(tenant?: string): ReleaseSlot | undefined;
+  /** Queues `waiter` for a slot, or refuses it at once (queue full; the tenant's queue share full). */
+  wait(waiter: SlotWaiter, tenant?: string): void;
+  /** Refuses every waiting request with `error`; held slots are not affected. */
+  refuseWaiting(error: OriginError): void;
+}
+
+/**
  * Admission control: at most `slots` requests hold a slot (one slot = one batch being read, parsed and run);
  * up to `queueSize` more wait in FIFO order for at most `queueTimeoutMs`. A request that finds the queue full is
  * refused at once with `ORIGIN_HTTP_OVERLOADED`; one whose wait runs out gets `ORIGIN_HTTP_QUEUE_TIMEOUT`. Both
  * are 503 answers. Cheap rejections (method, application ID, encoding) happen before admission, so a client that
  * would be refused anyway never holds a slot or a queue place.
  */
-export class Admission {
+export class Admission implements RequestAdmission {
   readonly #slots: number;
   readonly #queueSize: number;
   readonly #queueTimeoutMs: number;
@@ -45,6 +65,11 @@ export class Admission {
   /** Requests waiting for a slot right now. */
   get waiting(): number {
     return this.#waiters.length;
+  }
+
+  /** Every slot is held and the queue is full: a request arriving now would be refused (readiness, 0081). */
+  get full(): boolean {
+    return this.#inUse >= this.#slots && this.#waiters.length >= this.#queueSize;
   }
 
   /**

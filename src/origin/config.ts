@@ -1,15 +1,19 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { spnegoPrincipalProblem } from '../auth/spnego-principal';
+import { corsProblems, type CorsConfig } from '../http/cors';
+import type { TraceContextMode } from './trace-context';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import type { CompressionConfig } from '../formats/compression/compression-options';
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
+import { rateLimitProblems, type ConcurrencyPerKey, type RateLimitRule } from './rate-limit-options';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
 import type { IdempotencyConfig, IdempotencyConfigInput } from '../idempotency/idempotency-options';
 
+export type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './rate-limit-options';
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
 /** What happens to a record the data format cannot parse (General tab, On Record Error). */
@@ -54,6 +58,10 @@ export interface HttpConfig {
   /** Requests that may wait for a free slot (addition). */
   readonly queueSize: number;
   readonly queueTimeoutMs: number;
+  /** Per-tenant rate limits; empty = none (addition, docs/rate-limits.md). */
+  readonly rateLimits: readonly RateLimitRule[];
+  /** The most slots one tenant may hold; `null` = no per-tenant limit (addition). */
+  readonly maxConcurrentRequestsPerKey: ConcurrencyPerKey | null;
   readonly responseTimeoutMs: number;
   readonly requestTimeoutMs: number;
   /** Capped at `requestTimeoutMs` when the server is made (addition). */
@@ -70,8 +78,16 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** Operational paths (addition, decision 0080); `''` = off. */
+  readonly metricsPath: string;
+  readonly healthPath: string;
+  readonly readinessPath: string;
   /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
   readonly idempotency?: IdempotencyConfig;
+  /** Browser pages of other origins (addition, docs/cors.md). */
+  readonly cors: CorsConfig;
+  /** W3C Trace Context (addition, docs/trace-context.md). */
+  readonly traceContext: TraceContextMode;
 }
 
 /**
@@ -113,8 +129,9 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<Omit<HttpConfig, 'idempotency'>> & {
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency' | 'cors'>> & {
     readonly idempotency?: IdempotencyConfigInput;
+    readonly cors?: Partial<CorsConfig>;
   };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
@@ -173,6 +190,8 @@ export function resolveConfig(input: unknown, registry: FormatRegistry): OriginC
   const problems = [
     ...(valid ? [] : configProblems(validate.errors ?? [], 'config')),
     ...crossFieldProblems(config),
+    // Only on a schema-valid config: the rules read the rate limits' types as the schema promises them.
+    ...(valid ? rateLimitProblems(config as OriginConfig) : []),
     ...formatProblems(config, registry),
   ];
   if (problems.length > 0) throw new ConfigError(problems);
@@ -210,6 +229,7 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
     }
   }
   problems.push(...spnegoProblems(config));
+  problems.push(...corsProblems(isObject(config['http']) ? config['http']['cors'] : undefined));
   return problems;
 }
 

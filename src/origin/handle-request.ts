@@ -4,13 +4,14 @@ import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-tabl
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
+import type { CorsPolicy } from '../http/cors';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
 import { lingerOnClose } from '../http/lingering-close';
-import { createRequestBatch, type Batch } from '../pipeline/batch';
+import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { applyRecordErrorPolicy } from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
@@ -18,7 +19,7 @@ import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
-import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
+import type { ReleaseSlot, RequestAdmission, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
 import { ALLOWED_METHODS, REFUSED_METHODS } from './methods';
 import type { OriginConfig } from './config';
@@ -34,8 +35,11 @@ import {
   type IdempotentRequest,
 } from './idempotent-request';
 import type { InFlight } from './in-flight';
-import type { OriginMetrics } from './origin-metrics';
+import { channels } from './diagnostics-channels';
+import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
+import type { RateLimitKey } from './rate-limit-options';
+import { tenantOf, type RateLimits, type RateLimitVerdict } from './rate-limits';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -44,7 +48,13 @@ import { IncomingRequestInfo, type RequestAttributeSources } from './request-inf
  */
 export interface RequestObserver {
   readonly listening: { readonly request: boolean; readonly batch: boolean; readonly rejection: boolean };
-  request(info: { requestId: string; method: string; path: string; remoteHost: string }): void;
+  request(info: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  }): void;
   batch(info: {
     requestId: string;
     records: number;
@@ -63,7 +73,11 @@ export interface RequestContext {
   /** Decides who sent a request, before the application ID check; `undefined` when no method applies. */
   readonly authenticator: Authenticator | undefined;
   readonly applicationIds: ApplicationIdList;
-  readonly admission: Admission;
+  readonly admission: RequestAdmission;
+  /** The per-tenant rate limits (`http.rateLimits`); `undefined` when there are none (decision 0105). */
+  readonly rateLimits: RateLimits | undefined;
+  /** The key of `http.maxConcurrentRequestsPerKey`, which names a request's tenant to admission (decision 0106). */
+  readonly tenantKey: RateLimitKey | undefined;
   /** Refuses new requests, and stops body reads, while the process heap is nearly full (decision 0040). */
   readonly heap: HeapGuard;
   readonly runners: RunnerPool;
@@ -80,6 +94,8 @@ export interface RequestContext {
   readonly attributeSources: RequestAttributeSources;
   /** `http.idempotency` with its store; `undefined` when idempotency keys are off. */
   readonly idempotency: IdempotencyPlan | undefined;
+  /** The CORS rules with `http.cors.enabled`; `undefined` when off (decision 0115). */
+  readonly cors?: CorsPolicy | undefined;
   isClosing(): boolean;
   nextRequestId(): string;
   /** Called when a record failed under onRecordError `stopPipeline`, after the client has its 500 answer. */
@@ -139,6 +155,14 @@ class ServedRequest implements SlotWaiter {
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
+  /** The body has no declared length and a byte rate limit applies: charged once read. */
+  #chargeAfterRead = false;
+  /** `performance.now()` when the request began to wait for a slot; 0 while it has not waited. */
+  #queuedAt = 0;
+  /** `performance.now()` when the batch was handed to the runner pool. */
+  #runStartedAt = 0;
+  /** How long the runner pool took on the batch (milliseconds), once it finished. */
+  #runMs = 0;
   /** The request's idempotency key, when keys are on and it sent one (docs/idempotency.md). */
   #idempotent: IdempotentRequest | undefined;
   /** The batch was handed to the runners: from here on the pipeline may have acted on it (decision 0045). */
@@ -170,14 +194,20 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
     const info = this.#info;
+    // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
+    if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;
     if (ctx.observer.listening.request) {
       ctx.observer.request({
         requestId: info.requestId,
         method: info.method,
         path: info.path,
         remoteHost: info.remoteHost,
+        traceContext: info.traceContext,
       });
     }
+    // The origin's span is echoed on every answer, rejections included (decision 0116).
+    const trace = info.traceContext;
+    if (trace !== undefined) this.#replyHeaders = { ...this.#replyHeaders, traceparent: trace.traceparent };
     const { method } = info;
     if (REFUSED_METHODS.has(method)) {
       return this.fail(new OriginError('ORIGIN_HTTP_METHOD_NOT_ALLOWED', { method }));
@@ -189,6 +219,34 @@ class ServedRequest implements SlotWaiter {
     this.#authenticate(authenticator);
   }
 
+  /**
+   * CORS first (decision 0115): a preflight is answered here, before authentication (a preflight never carries
+   * credentials, Fetch standard) and the application ID check, and never reaches the pipeline: returns true.
+   * Any other request gets the CORS headers on whatever answer it ends with, rejections included.
+   */
+  #preflighted(cors: CorsPolicy): boolean {
+    const { headers } = this.#req;
+    if (!cors.isPreflight(this.#info.method, headers)) {
+      this.#replyHeaders = cors.answerHeaders(headers.origin);
+      return false;
+    }
+    const answer = cors.preflight(headers);
+    this.#replyHeaders = answer.headers;
+    if (!answer.allowed) {
+      this.fail(new OriginError('ORIGIN_CORS_PREFLIGHT_REFUSED', { detail: answer.reason }));
+      return true;
+    }
+    const res = this.#res;
+    if (!res.headersSent && !res.destroyed) {
+      const written: Record<string, string> = { ...answer.headers };
+      if (this.#ctx.isClosing()) written['Connection'] = 'close';
+      res.writeHead(204, written).end();
+    }
+    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.finish();
+    return true;
+  }
+
   /** Passed authentication (or there is none): the remaining cheap refusals, then a request slot. */
   authorized(): void {
     const ctx = this.#ctx;
@@ -198,19 +256,55 @@ class ServedRequest implements SlotWaiter {
     } catch (error) {
       return this.fail(error);
     }
-    const release = ctx.admission.tryAcquire();
-    if (release) return this.granted(release);
-    ctx.admission.wait(this);
+    const { rateLimits } = ctx;
+    if (rateLimits === undefined) return this.admit();
+    rateLimits.check(this.#info, declaredBodyLength(this.#req)).then(
+      (verdict) => this.rateLimited(verdict),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /**
+   * Counted against the per-tenant rate limits: 429 when over one, else on to admission. After the application ID
+   * and before admission, so that the limits know the tenant and a refused request never holds a slot or a place
+   * in the queue. Every answer to the request carries the verdict's RateLimit headers.
+   */
+  rateLimited(verdict: RateLimitVerdict): void {
+    const ctx = this.#ctx;
+    this.#replyHeaders = { ...this.#replyHeaders, ...verdict.headers };
+    if (verdict.refusal !== undefined) {
+      for (const key of verdict.refusedBy) ctx.metrics.countRateLimited(key);
+      return this.fail(verdict.refusal);
+    }
+    this.#chargeAfterRead = verdict.chargeAfterRead;
+    if (ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
+    this.admit();
+  }
+
+  /** A request slot at once when one is free, else a place in the queue. */
+  admit(): void {
+    const ctx = this.#ctx;
+    const { tenantKey } = ctx;
+    const tenant = tenantKey === undefined ? undefined : tenantOf(tenantKey, this.#info);
+    const release = ctx.admission.tryAcquire(tenant);
+    if (release) {
+      ctx.metrics.countAdmission(0);
+      return this.granted(release);
+    }
+    this.#queuedAt = performance.now();
+    ctx.admission.wait(this, tenant);
   }
 
   /** What the authenticator decided, at once or later: a refusal with its challenge, or the caller's identity. */
   authenticated(outcome: AuthenticationOutcome): void {
     if (!outcome.ok) {
-      this.#replyHeaders = { 'WWW-Authenticate': outcome.challenge };
+      this.#replyHeaders = { ...this.#replyHeaders, 'WWW-Authenticate': outcome.challenge };
       return this.fail(outcome.error);
     }
     this.#info.identity = outcome.identity;
-    if (outcome.replyHeaders !== undefined) this.#replyHeaders = outcome.replyHeaders;
+    if (outcome.replyHeaders !== undefined) {
+      this.#replyHeaders = { ...this.#replyHeaders, ...outcome.replyHeaders };
+    }
     // The origin may have begun to close while an asynchronous authenticator worked.
     if (this.#ctx.isClosing()) return this.fail(new OriginError('ORIGIN_HTTP_CLOSING'));
     this.authorized();
@@ -281,6 +375,7 @@ class ServedRequest implements SlotWaiter {
   /** Reads the body into records (the request holds its key's lock, if it has a key). */
   read(): void {
     const ctx = this.#ctx;
+    if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
     const req = this.#req;
     try {
@@ -318,8 +413,10 @@ class ServedRequest implements SlotWaiter {
     let running: Promise<void> | undefined;
     try {
       ctx.metrics.countBytes(bytes);
+      if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
+      this.#runStartedAt = performance.now();
       this.#handedOn = true;
       running = runBatch(ctx, batch);
     } catch (error) {
@@ -333,6 +430,8 @@ class ServedRequest implements SlotWaiter {
   }
 
   respond(batch: Batch): void {
+    // The run ended: from here on the time is the origin's (rendering, writing), not the pipeline's.
+    this.#runMs = performance.now() - this.#runStartedAt;
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;
@@ -364,13 +463,20 @@ class ServedRequest implements SlotWaiter {
 
   answerNow(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
     const durationMs = performance.now() - this.#startedAt;
-    ctx.metrics.countRequest('answered', rendered.status, durationMs);
+    const sink = batch.response as BufferedResponseSink;
+    const { metrics } = ctx;
+    metrics.countRequest('answered', rendered.status, durationMs);
+    metrics.countAnswer(sentBytes, sink.dataRecords.length, sink.errorRecords.length, this.#runMs);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, rendered.status, 'answered', durationMs, undefined);
+    }
     if (ctx.observer.listening.batch) {
       ctx.observer.batch({
         requestId: this.#info.requestId,
@@ -385,6 +491,8 @@ class ServedRequest implements SlotWaiter {
 
   /** No slot for the request (queue full or wait ran out, origin closing). */
   refused(error: OriginError): void {
+    const { tenantKey } = this.#ctx;
+    if (error.code === 'ORIGIN_HTTP_TENANT_BUSY' && tenantKey) this.#ctx.metrics.countRateLimited(tenantKey);
     this.fail(error);
   }
 
@@ -462,6 +570,9 @@ export function refuse(
   if (error.httpStatus === 503 || error.httpStatus === 409) {
     headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
   }
+  // A rate limit's refusal brings its own; another 429 (a tenant's slots busy) waits retryAfterSeconds, never 0.
+  if (error.httpStatus === 429)
+    headers['Retry-After'] ??= String(Math.max(1, ctx.config.http.retryAfterSeconds));
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
@@ -471,12 +582,16 @@ export function refuse(
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
-    send(ctx, res, rendered, headers);
+    ctx.metrics.countRefusal(send(ctx, res, rendered, headers));
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
-  ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
+  const durationMs = performance.now() - request.startedAt;
+  ctx.metrics.countRequest(outcome, error.httpStatus, durationMs, error.code);
+  if (channels.requestEnd.hasSubscribers) {
+    publishEnd(ctx, request.requestId, error.httpStatus, outcome, durationMs, error.code);
+  }
   if (ctx.observer.listening.rejection) {
     ctx.observer.rejection({
       requestId: request.requestId,
@@ -485,6 +600,23 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/** Publishes a request's end on its diagnostics channel (only called while the channel has a subscriber). */
+function publishEnd(
+  ctx: Pick<RequestContext, 'config'>,
+  requestId: string,
+  status: number,
+  outcome: RequestOutcome,
+  durationMs: number,
+  code: ErrorCode | undefined,
+): void {
+  const origin = ctx.config.general.name;
+  channels.requestEnd.publish(
+    code === undefined
+      ? { origin, requestId, status, outcome, durationMs }
+      : { origin, requestId, status, outcome, durationMs, code },
+  );
 }
 
 /**
@@ -619,6 +751,16 @@ function refuseEarly(
   return codings;
 }
 
+/**
+ * The body length a rate limit charges before the read: Content-Length, 0 for a request with neither it nor
+ * Transfer-Encoding (it has no body), `undefined` for a chunked body.
+ */
+function declaredBodyLength(req: IncomingMessage): number | undefined {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) return Number(declared);
+  return req.headers['transfer-encoding'] === undefined ? 0 : undefined;
+}
+
 function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): void {
   if (ctx.applicationIds.size === 0) return;
   const inUrl = ctx.config.http.applicationIdInUrl;
@@ -642,6 +784,7 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     info,
     config.general.name,
   );
+  if (failures.length > 0) countParseFailures(ctx, failures, outcome.stageFailure !== undefined, info);
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
     throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
@@ -655,6 +798,33 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     request: info,
     response: new BufferedResponseSink(),
   });
+}
+
+/**
+ * Counts each parse failure of a body by its code and what became of it (the onRecordError policy, or `refused`
+ * when a failure of the whole body refused it), and publishes it on its diagnostics channel.
+ */
+function countParseFailures(
+  ctx: RequestContext,
+  failures: readonly ParseFailure[],
+  refused: boolean,
+  info: IncomingRequestInfo,
+): void {
+  const action: ParseFailureAction = refused ? 'refused' : ctx.config.general.onRecordError;
+  const publish = channels.recordFailure.hasSubscribers;
+  for (const failure of failures) {
+    ctx.metrics.countParseFailure(failure.code, action);
+    if (!publish) continue;
+    channels.recordFailure.publish({
+      origin: ctx.config.general.name,
+      requestId: info.requestId,
+      code: failure.code,
+      message: failure.message,
+      recordIndex: failure.recordIndex,
+      byteOffset: failure.byteOffset,
+      action,
+    });
+  }
 }
 
 /** The placeholder record of an empty body (DESIGN.md §6): an empty LIST_MAP marked `emptyPayloadRecord`. */
@@ -874,16 +1044,18 @@ function pipelineError(error: unknown): OriginError {
   return new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
 }
 
+/** Writes a rendered answer; returns its body's length in bytes (0 when the response was gone already). */
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
-): void {
-  if (res.headersSent || res.destroyed) return;
+): number {
+  if (res.headersSent || res.destroyed) return 0;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  headers['Content-Length'] = renderedBodyLength(rendered.body);
+  const length = renderedBodyLength(rendered.body);
+  headers['Content-Length'] = length;
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
@@ -891,6 +1063,7 @@ function send(
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
   const { clientReadTimeoutMs } = ctx.config.http;
   if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  return length;
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -14,12 +14,15 @@ import type { ErrorCode } from '../errors/error-table';
 import { OriginError } from '../errors/origin-error';
 import { defaultRegistry } from '../formats/built-in';
 import type { FormatRegistry } from '../formats/format-registry';
+import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
 import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
-import { Admission } from './admission';
+import type { RequestAdmission } from './admission';
+import { admissionFor } from './fair-admission';
+import { rateLimitsFor } from './rate-limits';
 import { ApplicationIdList } from './application-id';
 import { BatchDeadlines } from './batch-deadlines';
 import { BatchSignals } from './batch-signals';
@@ -32,8 +35,20 @@ import { InFlight } from './in-flight';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import { idempotencyPlanFor } from './idempotent-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
+import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
+import { renderPrometheusText, type MetricsTextFormat } from '../metrics/prometheus-text';
+import { channels } from './diagnostics-channels';
+import {
+  CLOSING,
+  checkOperationalPaths,
+  operationalKindOf,
+  operationalRoutes,
+  serveOperational,
+  type OperationalProbe,
+} from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { CorsPolicy } from '../http/cors';
 
 /**
  * Where an origin is in its life. `idle` → `starting` → `listening` → `closing` → `closed`; a failed start
@@ -68,8 +83,17 @@ export interface OriginDescription {
 export interface OriginEvents {
   /** The origin listens; `url` is the endpoint to display, `description` what {@link Origin.describe} returns. */
   start: { url: string; description: OriginDescription };
-  /** A request arrived (before any check). */
-  request: { requestId: string; method: string; path: string; remoteHost: string };
+  /**
+   * A request arrived (before any check). `traceContext`: its W3C trace context as the origin continues it (the
+   * origin's own span id included), `undefined` without one; see docs/trace-context.md.
+   */
+  request: {
+    requestId: string;
+    method: string;
+    path: string;
+    remoteHost: string;
+    traceContext: TraceContext | undefined;
+  };
   /** The pipeline ran a request's batch and the response was sent. */
   batch: { requestId: string; records: number; errorRecords: number; status: number; durationMs: number };
   /** A request was refused or failed; `code` says why. */
@@ -126,10 +150,25 @@ export class Origin {
   readonly #events = new EventEmitter();
   // Which request events have a listener, kept by the emitter's own add/remove notifications (so `once`
   // listeners count until they fire): the request path builds an event's object only when someone listens.
-  readonly #listening = { request: false, batch: false, rejection: false };
+  readonly #listened = { request: false, batch: false, rejection: false };
+  // What the request path asks: an event listener, or a subscriber of the event's diagnostics channel.
+  readonly #listening = {
+    listened: this.#listened,
+    get request(): boolean {
+      return this.listened.request || channels.requestStart.hasSubscribers;
+    },
+    get batch(): boolean {
+      return this.listened.batch || channels.batch.hasSubscribers;
+    },
+    get rejection(): boolean {
+      return this.listened.rejection || channels.rejection.hasSubscribers;
+    },
+  };
   readonly #runners: RunnerPool;
-  readonly #metrics = new OriginMetrics();
-  readonly #admission: Admission;
+  readonly #metrics: OriginMetrics;
+  /** The metrics, health and readiness paths; `undefined` when none is configured. */
+  readonly #operational: OperationalProbe | undefined;
+  readonly #admission: RequestAdmission;
   readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new InFlight();
   readonly #context: RequestContext;
@@ -149,6 +188,8 @@ export class Origin {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
     requireGateway(this.config, options.gateway ?? options.gatewaySecret);
+    checkOperationalPaths(this.config.http);
+    this.#metrics = new OriginMetrics(this.config.general.name);
     this.#gateway = this.config.http.useApiGateway ? options.gateway : undefined;
     this.#pipeline = options.pipeline ?? this.config.general.name;
     this.#tls = tlsSettingsFor(this.config.tls, {
@@ -162,11 +203,7 @@ export class Origin {
     warnIfPoolIsSmaller(options.runners, this.config.http.maxConcurrentRequests);
     const body = bodyPlanFor(this.config, formats.get(this.config.dataFormat.format));
     const { http } = this.config;
-    this.#admission = new Admission({
-      slots: http.maxConcurrentRequests,
-      queueSize: http.queueSize,
-      queueTimeoutMs: http.queueTimeoutMs,
-    });
+    this.#admission = admissionFor(http);
     this.#runningBatches = new BatchDeadlines(http.responseTimeoutMs);
     this.#events.on('newListener', (event: string) => this.#updateListening(event, true));
     this.#events.on('removeListener', (event: string) =>
@@ -178,14 +215,16 @@ export class Origin {
       authenticator: this.#authenticator,
       applicationIds: new ApplicationIdList(http.applicationIds),
       admission: this.#admission,
+      rateLimits: rateLimitsFor(this.config),
+      tenantKey: http.maxConcurrentRequestsPerKey?.key,
       heap: new HeapGuard(http.maxHeapUsagePercent),
       runners: this.#runners,
       metrics: this.#metrics,
       observer: {
         listening: this.#listening,
-        request: (info) => this.#emit('request', info),
-        batch: (info) => this.#emit('batch', info),
-        rejection: (info) => this.#emit('rejection', info),
+        request: (info) => this.#notify('request', channels.requestStart, info),
+        batch: (info) => this.#notify('batch', channels.batch, info),
+        rejection: (info) => this.#notify('rejection', channels.rejection, info),
       },
       runningBatches: this.#runningBatches,
       renderer: responseRendererFor(this.config.httpResponse, this.config.general.resourcesDirectory),
@@ -197,12 +236,15 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        traceContext: http.traceContext,
       },
       idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
+      cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
     };
+    this.#operational = this.#operationalProbe();
   }
 
   /** Where the origin is in its life (see {@link OriginState}). */
@@ -331,7 +373,10 @@ export class Origin {
    * origin is closing. The returned promise settles when the answer has been written; it never rejects.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    return handleRequest(this.#context, req, res);
+    const operational = operationalKindOf(this.#operational, req);
+    if (operational === undefined) return handleRequest(this.#context, req, res);
+    serveOperational(operational, [this.#operational!], req, res);
+    return Promise.resolve();
   }
 
   /**
@@ -379,9 +424,43 @@ export class Origin {
     this.#lease?.reloadTls(loaded);
   }
 
-  /** A snapshot of the origin's counters. */
-  metrics(): OriginMetricsSnapshot {
-    return this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting);
+  /**
+   * The origin's metrics now (names, labels and types: docs/metrics.md):
+   * - no argument (or `format: 'summary'`): the summary object of earlier versions ({@link OriginMetricsSnapshot});
+   * - `format: 'snapshot'`: every family with its labels and histograms as plain, JSON-serialisable,
+   *   mergeable data (`mergeMetricsSnapshots`, `renderPrometheusText`);
+   * - `format: 'prometheus'` / `'openmetrics'`: that snapshot as Prometheus text exposition 0.0.4 / OpenMetrics 1.0
+   *   text (serve it with `PROMETHEUS_CONTENT_TYPE` / `OPENMETRICS_CONTENT_TYPE`).
+   */
+  metrics(options?: { format: 'summary' }): OriginMetricsSnapshot;
+  metrics(options: { format: 'snapshot' }): MetricsSnapshot;
+  metrics(options: { format: MetricsTextFormat }): string;
+  metrics(
+    options: { format: 'summary' | 'snapshot' | MetricsTextFormat } = { format: 'summary' },
+  ): OriginMetricsSnapshot | MetricsSnapshot | string {
+    const { inUse, waiting } = this.#admission;
+    if (options.format === 'summary') return this.#metrics.summary(inUse, waiting);
+    const snapshot = this.#metrics.snapshot(inUse, waiting);
+    return options.format === 'snapshot' ? snapshot : renderPrometheusText(snapshot, options.format);
+  }
+
+  /** What the operational paths read of this origin (decision 0081); `undefined` when none is configured. */
+  #operationalProbe(): OperationalProbe | undefined {
+    const routes = operationalRoutes(this.config.http);
+    if (routes === undefined) return undefined;
+    const { http } = this.config;
+    return {
+      routes,
+      routesKey: [http.metricsPath, http.healthPath, http.readinessPath].join('\n'),
+      snapshot: () => this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting),
+      unhealthy: () => (this.#context.isClosing() ? CLOSING : undefined),
+      unready: () => {
+        if (this.#context.isClosing()) return CLOSING;
+        if (this.#admission.full) return 'admission queue full';
+        if (this.#runners.ready?.() === false) return 'runner pool not ready';
+        return undefined;
+      },
+    };
   }
 
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
@@ -427,7 +506,16 @@ export class Origin {
       applicationIdInUrl: http.applicationIdInUrl,
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
+      ...(this.#operational === undefined ? {} : { operational: this.#operational }),
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
+      takesPreflight: (req) => {
+        const { cors } = this.#context;
+        return (
+          cors !== undefined &&
+          cors.isPreflight(req.method ?? '', req.headers) &&
+          cors.allows(req.headers.origin)
+        );
+      },
       connectionRefusal: (error) => {
         this.#metrics.countRequest('rejected', error.httpStatus, 0, error.code);
         const rendered = this.#context.renderer.rejection(error.httpStatus, error.describe());
@@ -442,7 +530,17 @@ export class Origin {
   }
 
   #updateListening(event: string, listened: boolean): void {
-    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listening[event] = listened;
+    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listened[event] = listened;
+  }
+
+  /** Emits a request event to its listeners and publishes it, with the origin's name, on its channel. */
+  #notify<E extends 'request' | 'batch' | 'rejection'>(
+    event: E,
+    channel: { readonly hasSubscribers: boolean; publish(message: unknown): void },
+    info: OriginEvents[E],
+  ): void {
+    if (this.#listened[event]) this.#emit(event, info);
+    if (channel.hasSubscribers) channel.publish({ origin: this.config.general.name, ...info });
   }
 
   #emit<E extends keyof OriginEvents>(event: E, info: OriginEvents[E]): void {

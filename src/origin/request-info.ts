@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { remoteHostOf, requestAttributes, splitTarget } from '../http/request-attributes';
-import type { RequestInfo } from '../pipeline/batch';
+import type { RequestInfo, TraceContext } from '../pipeline/batch';
 import type { HeaderAttributes } from '../record/record-header';
 import type { RequestRecordSource } from '../record/data-record';
+import { traceContextOf, type TraceContextMode } from './trace-context';
 
 /** What a request's header attributes are made of besides its headers; one object per origin. */
 export interface RequestAttributeSources {
@@ -17,6 +18,8 @@ export interface RequestAttributeSources {
   readonly reservedAttributes?: { has(lowerCaseName: string): boolean };
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
   readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
+  /** `http.traceContext`; absent: `off`. */
+  readonly traceContext?: TraceContextMode;
 }
 
 /**
@@ -41,6 +44,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
    * (`authenticationMethod`, `authenticatedUser`); `undefined` when the origin authenticates no one.
    */
   identity: Readonly<Record<string, string>> | undefined;
+  readonly traceContext: TraceContext | undefined;
   readonly #message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>;
   readonly #sources: RequestAttributeSources;
   // Read from the socket at once: a destroyed socket no longer knows its peer, and a pipeline may read the
@@ -51,7 +55,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
 
   constructor(
     requestId: string,
-    message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
+    message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket' | 'headers'>,
     sources: RequestAttributeSources,
   ) {
     this.requestId = requestId;
@@ -62,6 +66,8 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
     this.receivedAt = Date.now();
     this.applicationId = undefined;
     this.identity = undefined;
+    this.traceContext =
+      sources.traceContext === undefined ? undefined : traceContextOf(message.headers, sources.traceContext);
     this.#message = message;
     this.#sources = sources;
     this.#remoteAddress = message.socket?.remoteAddress;
@@ -81,6 +87,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
       copyCookieHeaders: this.#sources.copyCookieHeaders,
       verified: this.#verified,
       identity: this.identity,
+      trace: traceAttributes(this.traceContext, this.#sources.traceContext),
       remoteAddress: this.#remoteAddress,
       reserved: this.#sources.reservedAttributes,
     }));
@@ -90,4 +97,23 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   get baseAttributes(): HeaderAttributes {
     return this.headers;
   }
+}
+
+const NO_TRACE_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The trace attributes the origin writes in place of the request's `traceparent` and `tracestate` headers (decision
+ * 0116): the origin span's `traceparent` (what a later stage propagates, so that its calls are children of the
+ * origin's span) and the incoming `tracestate` when valid. Invalid trace headers leave no attribute. With
+ * `http.traceContext` off (`mode` absent) the headers are ordinary attributes: `undefined`.
+ */
+function traceAttributes(
+  trace: TraceContext | undefined,
+  mode: TraceContextMode | undefined,
+): Readonly<Record<string, string>> | undefined {
+  if (mode === undefined || mode === 'off') return undefined;
+  if (trace === undefined) return NO_TRACE_ATTRIBUTES;
+  return trace.traceState === undefined
+    ? { traceparent: trace.traceparent }
+    : { traceparent: trace.traceparent, tracestate: trace.traceState };
 }

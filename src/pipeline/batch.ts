@@ -23,6 +23,30 @@ export interface RequestInfo {
   readonly applicationId?: string;
   /** When the origin received the request, in milliseconds since the epoch. */
   readonly receivedAt: number;
+  /**
+   * The request's W3C trace context as the origin continues it (`http.traceContext`, docs/trace-context.md):
+   * absent when the request carried no valid `traceparent` (and the origin started no trace).
+   */
+  readonly traceContext?: TraceContext;
+}
+
+/**
+ * The trace context of one request as the origin continues it (W3C Trace Context, level 1): the trace the request
+ * belongs to, the caller's span (`parentId`, absent when the origin started the trace), and the origin's own span.
+ */
+export interface TraceContext {
+  /** 32 lower-case hex digits, not all zero. */
+  readonly traceId: string;
+  /** The caller's span id from the incoming `traceparent` (16 hex digits); absent when the origin started the trace. */
+  readonly parentId?: string;
+  /** The origin's own span id for this request (16 hex digits, random). */
+  readonly spanId: string;
+  /** The trace flags (2 hex digits) as received, kept unchanged; `00` for a trace the origin started. */
+  readonly traceFlags: string;
+  /** The incoming `tracestate` (list members joined by `,`), when valid; the origin adds no member of its own. */
+  readonly traceState?: string;
+  /** The origin span's `traceparent`: `00-<traceId>-<spanId>-<traceFlags>`; echoed on the answer. */
+  readonly traceparent: string;
 }
 
 /**

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { parseStream, parseWhole } from 'rest-service-origin';
+import { logfmtFormat } from '../../examples/custom-format/logfmt-format';
 import { join } from 'node:path';
 
 // The examples are part of the documentation: they must keep running as written.
@@ -36,6 +39,85 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
     '401 {"httpStatusCode":401,"data":[],"error":[],"errorMessage":"ORIGIN_AUTH_CREDENTIALS_MISSING - The request carries no Basic credentials; send them in the Authorization header."}',
     '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"ada","path":"/eu"}],"error":[],"errorMessage":null}',
   ]);
+});
+
+it('examples/opentelemetry makes one span per request with the ids of the traceparent the origin echoes', () => {
+  const out = runExample('opentelemetry').trim().split('\n');
+  const echoed = out
+    .slice(0, 2)
+    .map((line) => /^(\d+) traceparent: 00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(line));
+  expect(echoed.map((match) => match?.[1])).toEqual(['200', '403']);
+  expect(out.slice(2)).toEqual(
+    echoed.map(
+      (match) => `span POST / ${match![2]}-${match![3]} parent 00f067aa0ba902b7 status ${match![1]}`,
+    ),
+  );
+  expect(echoed[0]![2]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+});
+
+it('examples/host-engine routes two pipelines on one port by application ID', () => {
+  const out = runExample('host-engine').trim().split('\n');
+  expect(out).toEqual([
+    'two pipelines on one port',
+    'orders-app -> 201 {"httpStatusCode":201,"data":[{"pipeline":"orders","total":5}],"error":[],"errorMessage":null}',
+    'payments-app -> 200 {"httpStatusCode":200,"data":[{"pipeline":"payments","paid":["p-1","p-2"]}],"error":[],"errorMessage":null}',
+    '  [orders] refused 403 ORIGIN_APP_ID_INVALID',
+    'someone-else -> 403 {"httpStatusCode":403,"data":[],"error":[],"errorMessage":"ORIGIN_APP_ID_INVALID - The application ID of the request is not in the configured list of application IDs."}',
+    '  [orders] refused 403 ORIGIN_APP_ID_MISSING',
+    '(no id) -> 403 {"httpStatusCode":403,"data":[],"error":[],"errorMessage":"ORIGIN_APP_ID_MISSING - The request carries no application ID; send header X-ENGINE-APPLICATION-ID."}',
+  ]);
+});
+
+it('examples/piscina-runner-pool hashes each batch on a worker thread', () => {
+  const digest = (text: string): string => {
+    let hash = Buffer.from(text, 'utf8');
+    for (let round = 0; round < 20_000; round++) hash = createHash('sha256').update(hash).digest();
+    return hash.toString('hex');
+  };
+  const out = runExample('piscina-runner-pool').trim().split('\n');
+  const answers = out.slice(0, 2).map((line) => {
+    const [status, ...body] = line.split(' ');
+    return { status, body: JSON.parse(body.join(' ')) as { data: unknown[] } };
+  });
+  expect(answers).toEqual([
+    {
+      status: '200',
+      body: expect.objectContaining({ data: [{ id: 'a', sha256: digest('alpha'), onWorkerThread: true }] }),
+    },
+    {
+      status: '200',
+      body: expect.objectContaining({
+        data: [
+          { id: 'b', sha256: digest('beta'), onWorkerThread: true },
+          { id: 'c', sha256: digest('gamma'), onWorkerThread: true },
+        ],
+      }),
+    },
+  ]);
+  expect(out[2]).toBe('threads used: 2');
+});
+
+it('examples/custom-format registers a logfmt format and answers its records and failures', () => {
+  const out = runExample('custom-format').trim().split('\n');
+  expect(out).toEqual([
+    'parsed alone: [{"a":"1","b":"x y"}]',
+    '207 {"httpStatusCode":207,"data":[{"level":"info","msg":"disk full","retries":3,"urgent":true},{"level":"debug","msg":"ok"}],"error":["level=warn msg=\\"unterminated"],"errorMessage":"ORIGIN_FORMAT_RECORD_MALFORMED - The logfmt record at byte 44 is malformed: unexpected \'\\"\' at character 15."}',
+  ]);
+});
+
+it('the example logfmt format gives the same records and failures for any chunking', async () => {
+  const input = Buffer.from('a=1 b="x é y"\r\n\nbad "x\nlong=' + 'z'.repeat(300) + '\nlast=ünï\n', 'utf8');
+  const whole = parseWhole(logfmtFormat, { maxLineBytes: 100 }, input);
+  expect(whole.records.map((record) => record.value)).toEqual([{ a: 1, b: 'x é y' }, { last: 'ünï' }]);
+  expect(whole.failures.map((failure) => [failure.code, failure.byteOffset])).toEqual([
+    ['ORIGIN_FORMAT_RECORD_MALFORMED', 17],
+    ['ORIGIN_FORMAT_RECORD_TOO_LONG', 24],
+  ]);
+  for (const size of [1, 2, 3, 7, 64]) {
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < input.length; at += size) chunks.push(input.subarray(at, at + size));
+    expect(await parseStream(logfmtFormat, { maxLineBytes: 100 }, chunks)).toEqual(whole);
+  }
 });
 
 it('examples/idempotency processes an order once, replays the resend, refuses a reused or missing key', () => {

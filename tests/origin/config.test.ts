@@ -75,6 +75,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     keytabFile: '',
     queueSize: 100,
     queueTimeoutMs: 30000,
+    rateLimits: [],
+    maxConcurrentRequestsPerKey: null,
     responseTimeoutMs: 60000,
     requestTimeoutMs: 300000,
     headersTimeoutMs: 20000,
@@ -87,6 +89,26 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    metricsPath: '',
+    healthPath: '',
+    readinessPath: '',
+    cors: {
+      enabled: false,
+      allowedOrigins: [],
+      allowedMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: [
+        'Content-Type',
+        'Content-Encoding',
+        'X-ENGINE-APPLICATION-ID',
+        'Authorization',
+        'traceparent',
+        'tracestate',
+      ],
+      exposedHeaders: [],
+      allowCredentials: false,
+      maxAgeSeconds: 600,
+    },
+    traceContext: 'continue',
   },
   dataFormat: {
     format: 'lines',
@@ -574,7 +596,9 @@ describe('buildConfigSchema', () => {
   it('requires only dataFormat.format', () => {
     const required: string[] = [];
     walkSchema(schema, '', (path, node) => {
-      if (Array.isArray(node['required']) && !path.includes('basicAuthenticationUsers')) {
+      // Inside an optional list's entries or an optional object, a key is required only once the entry is given.
+      const optional = /basicAuthenticationUsers|rateLimits|maxConcurrentRequestsPerKey/.test(path);
+      if (Array.isArray(node['required']) && !optional) {
         for (const key of node['required'] as string[]) required.push(`${path}/${key}`);
       }
     });
@@ -592,7 +616,8 @@ describe('buildConfigSchema', () => {
   it('gives every option a default and a description, except the required format and the optional host', () => {
     const lacking: string[] = [];
     walkSchema(schema, '', (path, node, isProperty) => {
-      if (!isProperty || path.includes('basicAuthenticationUsers/')) return;
+      if (!isProperty || /basicAuthenticationUsers\/|rateLimits\/|maxConcurrentRequestsPerKey\//.test(path))
+        return;
       if (!('default' in node) || typeof node['description'] !== 'string') lacking.push(path);
     });
     // http.idempotency is absent (off) unless given, like the bind address.
@@ -610,6 +635,9 @@ describe('buildConfigSchema', () => {
       'copyAuthorizationHeaders',
       'copyApplicationId',
       'copyCookieHeaders',
+      'metricsPath',
+      'healthPath',
+      'readinessPath',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
