@@ -363,12 +363,18 @@ class ServedRequest implements SlotWaiter {
   replay(kept: StoredResponse): void {
     const ctx = this.#ctx;
     const rendered = replayedResponse(kept);
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
-    ctx.metrics.countRequest('answered', rendered.status, performance.now() - this.#startedAt);
+    const durationMs = performance.now() - this.#startedAt;
+    ctx.metrics.countRequest('answered', rendered.status, durationMs);
+    ctx.metrics.countReplay(sentBytes);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, rendered.status, 'answered', durationMs, undefined);
+    }
     this.finish();
   }
 

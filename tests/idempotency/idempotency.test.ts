@@ -51,7 +51,7 @@ const KEY = { 'Idempotency-Key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' };
 
 describe('a repeat with the same key', () => {
   it('gets the first answer replayed (status, headers, body) with Idempotent-Replayed: true, without reaching the pipeline', async () => {
-    const { url, runs } = await keyed();
+    const { origin, url, runs } = await keyed();
     const first = await send(url, { body: '{"n":1}', headers: KEY });
     expect(first.status).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -62,6 +62,11 @@ describe('a repeat with the same key', () => {
     expect(again.headers['content-type']).toBe(first.headers['content-type']);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(runs()).toBe(1);
+    const replays = origin
+      .metrics({ format: 'snapshot' })
+      .families.find((family) => family.name === 'rest_origin_idempotent_replays_total');
+    expect(replays?.samples).toEqual([{ labels: { origin: 'REST Service 1' }, value: 1 }]);
+    expect(origin.metrics().requests.byStatus).toEqual({ '201': 2 });
   });
 
   it('the bare and the quoted form of a key are the same key', async () => {
