@@ -349,7 +349,7 @@ class ServedRequest implements SlotWaiter {
     const idempotent = this.#idempotent!;
     const options = { ...this.#ctx.body.unencoded, onRawChunk: idempotent.onRawChunk };
     try {
-      readBody(this.#req, options, ignoreChunk, (error) => {
+      readBody(this.#req, options, ignore, (error) => {
         if (error !== undefined) return this.fail(error);
         this.#bodyRead = true;
         if (!idempotent.matches(kept)) return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_REUSED'));
@@ -371,6 +371,7 @@ class ServedRequest implements SlotWaiter {
       return this.fail(error);
     }
     this.#answeredByOrigin(rendered.status, sentBytes);
+    ctx.metrics.countReplay();
     this.finish();
   }
 
@@ -472,7 +473,7 @@ class ServedRequest implements SlotWaiter {
   answer(batch: Batch, rendered: RenderedResponse): void {
     const idempotent = this.#idempotent;
     if (idempotent?.holdsLock) {
-      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignoreChunk);
+      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignore);
       return;
     }
     this.answerNow(batch, rendered);
@@ -531,7 +532,7 @@ class ServedRequest implements SlotWaiter {
               ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, this.#info.requestId)),
             )
           : idempotent.release();
-      settled.then(() => this.#refuse(error), ignoreChunk);
+      settled.then(() => this.#refuse(error), ignore);
       return;
     }
     this.#refuse(error);
@@ -688,7 +689,8 @@ function clientMessage(ctx: Pick<RequestContext, 'config'>, error: OriginError, 
   return ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, requestId);
 }
 
-function ignoreChunk(): void {}
+/** Drops what it is given: a chunk whose bytes were digested already, or a settled promise's value. */
+function ignore(): void {}
 
 /**
  * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an

@@ -158,6 +158,7 @@ export class OriginMetrics {
   #bytesReceived = 0;
   #bytesSent = 0;
   readonly #rateLimited = { applicationId: 0, user: 0, clientAddress: 0 };
+  #replayed = 0;
   readonly #requestSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #batchSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #admissionWaitSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
@@ -191,6 +192,11 @@ export class OriginMetrics {
   /** Counts one refusal by a per-tenant limit of `key` (besides the request's own count). */
   countRateLimited(key: RateLimitKey): void {
     this.#rateLimited[key]++;
+  }
+
+  /** A request was answered with the kept answer of its idempotency key (its bytes are counted as sent). */
+  countReplay(): void {
+    this.#replayed++;
   }
 
   /** Decoded request body bytes read. */
@@ -245,6 +251,12 @@ export class OriginMetrics {
         Object.entries(this.#rateLimited)
           .filter(([, value]) => value > 0)
           .map(([key, value]) => ({ labels: { ...origin, key }, value })),
+      ),
+      counter(
+        'rest_origin_idempotent_replays_total',
+        'Requests answered with the kept answer of their idempotency key (Idempotent-Replayed), without reaching the pipeline (http.idempotency).',
+        // Only once there was one, as the labelled families: most origins have no idempotency keys.
+        this.#replayed > 0 ? one(this.#replayed) : [],
       ),
       counter(
         'rest_origin_parse_failures_total',

@@ -138,3 +138,16 @@ it('examples/behind-a-proxy takes the client from X-Forwarded-For only from a tr
     'forged: 127.0.0.2',
   ]);
 });
+
+it('examples/idempotency processes an order once, replays the resend, refuses a reused or missing key', () => {
+  const out = runExample('idempotency').trim().split('\n');
+  expect(out.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+    '201 replayed=false',
+    '201 replayed=true',
+    '422 replayed=false',
+    '400 replayed=false',
+    'orders processed:',
+  ]);
+  expect(out[1]).toContain('"orderNumber":1');
+  expect(out[4]).toBe('orders processed: 1');
+});
