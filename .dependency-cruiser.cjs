@@ -26,6 +26,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(record|errors)/' },
     },
     {
+      name: 'metrics-imports-nothing',
+      severity: 'error',
+      comment:
+        'metrics/ (the mergeable metrics snapshot, its Prometheus text and the prom-client bridge) is pure data and functions: it imports nothing else from src, so that a cluster primary can merge and render snapshots without an origin.',
+      from: { path: '^src/metrics/' },
+      to: { path: '^src/', pathNot: '^src/metrics/' },
+    },
+    {
       name: 'formats-not-to-request-path',
       severity: 'error',
       comment:
@@ -56,6 +64,14 @@ module.exports = {
         'auth/ (the authenticator contract, the precedence of methods, basic and SPNEGO) decides from request headers who sent a request; it knows nothing of the origin, records or pipelines: it imports errors/ only.',
       from: { path: '^src/auth/' },
       to: { path: '^src/', pathNot: '^src/(auth|errors)/' },
+    },
+    {
+      name: 'idempotency-imports-only-errors',
+      severity: 'error',
+      comment:
+        "idempotency/ (the store contract, the in-memory and Redis stores, their options) keeps keys and answers as bytes; it knows nothing of requests, records or pipelines: it imports errors/ only. The origin's step (src/origin/idempotent-request.ts) uses it.",
+      from: { path: '^src/idempotency/' },
+      to: { path: '^src/', pathNot: '^src/(idempotency|errors)/' },
     },
     {
       name: 'pipeline-imports-only-record-errors',

@@ -13,7 +13,39 @@ export {
 } from './origin/origin';
 export type { AuthenticationMethod } from './auth/authenticator';
 export { IDENTITY_ATTRIBUTES } from './auth/identity-attributes';
-export type { OriginMetricsSnapshot } from './origin/origin-metrics';
+export type { OriginMetricsSnapshot, ParseFailureAction, RequestOutcome } from './origin/origin-metrics';
+// Metrics as mergeable snapshots, Prometheus / OpenMetrics text, the prom-client bridge (docs/metrics.md).
+export {
+  mergeMetricsSnapshots,
+  type CounterFamily,
+  type GaugeFamily,
+  type HistogramFamily,
+  type HistogramSample,
+  type MetricFamily,
+  type MetricLabels,
+  type MetricsSnapshot,
+  type ValueSample,
+} from './metrics/metrics-snapshot';
+export {
+  OPENMETRICS_CONTENT_TYPE,
+  PROMETHEUS_CONTENT_TYPE,
+  metricsTextFormatFor,
+  renderPrometheusText,
+  type MetricsTextFormat,
+} from './metrics/prometheus-text';
+export {
+  registerPromClientMetrics,
+  type MetricsSource,
+  type PromClientRegistry,
+} from './metrics/prom-client-bridge';
+export {
+  DIAGNOSTICS_CHANNELS,
+  type BatchMessage,
+  type RecordFailureMessage,
+  type RejectionMessage,
+  type RequestEndMessage,
+  type RequestStartMessage,
+} from './origin/diagnostics-channels';
 export type {
   GatewayApi,
   GatewayRegistration,
@@ -109,6 +141,24 @@ export {
   type XmlResponseConfig,
 } from './response/xml-response';
 export type { XmlSchemaFile } from './response/xml-schema';
+
+// Idempotency keys (http.idempotency, docs/idempotency.md): the store contract and its two implementations.
+export type {
+  IdempotencyStore,
+  IdempotencyAcquisition,
+  IdempotencyEntry,
+  StoredResponse,
+} from './idempotency/idempotency-store';
+export { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
+export {
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from './idempotency/redis-idempotency-store';
+export type {
+  IdempotencyConfig,
+  IdempotencyConfigInput,
+  IdempotencyStoreConfig,
+} from './idempotency/idempotency-options';
 
 // Errors.
 export {

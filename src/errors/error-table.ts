@@ -315,6 +315,38 @@ export const ERROR_TABLE = {
     message: 'The origin is shutting down and accepts no new requests.',
   },
 
+  // Idempotency keys (http.idempotency, docs/idempotency.md): decided before the request reaches the pipeline.
+  ORIGIN_IDEMPOTENCY_KEY_MISSING: {
+    category: 'request',
+    httpStatus: 400,
+    message:
+      'A {method} request must carry an idempotency key in header {header} (http.idempotency.required); see docs/idempotency.md.',
+  },
+  ORIGIN_IDEMPOTENCY_KEY_INVALID: {
+    category: 'request',
+    httpStatus: 400,
+    message:
+      'The idempotency key in header {header} is not usable: {detail}; send one key of 1 to 255 visible ASCII characters, such as a UUID.',
+  },
+  ORIGIN_IDEMPOTENCY_KEY_IN_FLIGHT: {
+    category: 'request',
+    httpStatus: 409,
+    message:
+      'A request with the same idempotency key is still being processed; retry once it has been answered to get its response.',
+  },
+  ORIGIN_IDEMPOTENCY_KEY_REUSED: {
+    category: 'request',
+    httpStatus: 422,
+    message:
+      'The idempotency key was already used for a different request (method, path or body differ); use a new key for a new request.',
+  },
+  ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE: {
+    category: 'limit',
+    httpStatus: 503,
+    message:
+      'The idempotency store ({store}) did not answer within {timeoutMs} ms: {detail}; the request was not processed, retry later.',
+  },
+
   // Parsing the body into records. As failures these are data (one per bad record); a request that cannot be
   // parsed at all is answered with the status below.
   // For formats a host registers: their parsers have no codes of their own in this table.

@@ -39,6 +39,12 @@ export interface BodyReadOptions {
    * with `ORIGIN_HTTP_BODY_TIMEOUT` (408). Used by {@link readBody} only.
    */
   readonly pace?: BodyPaceWatch;
+  /**
+   * Called with each chunk of the body as received, before any Content-Encoding is undone and before it is
+   * counted against the limit's decoded side (the idempotency step digests the raw body this way, without a
+   * copy). Runs synchronously; it must neither keep nor change the chunk. Used by {@link readBody} only.
+   */
+  readonly onRawChunk?: (chunk: Uint8Array) => void;
 }
 
 /** The size of the decoded chunks that gzip and raw snappy produce. */
@@ -118,7 +124,7 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
  */
 export function readDecodedBody(body: RequestBody, options: BodyReadOptions): AsyncIterable<Uint8Array> {
   const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
-  return decodeBody(body, codings, limitOf(options), options.signal, undefined);
+  return decodeBody(body, codings, limitOf(options), options.signal, undefined, undefined);
 }
 
 /** The raw bytes a read has received so far, kept up to date by the read. */
@@ -132,9 +138,10 @@ async function* decodeBody(
   limit: Limit,
   signal: AbortSignal | undefined,
   progress: RawProgress | undefined,
+  onRawChunk: ((chunk: Uint8Array) => void) | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   signal?.throwIfAborted();
-  let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal, progress);
+  let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal, progress, onRawChunk);
   // The list names codings in the order they were applied, so they are undone from the last one back.
   for (let i = codings.length - 1; i >= 0; i--) {
     const decoded = codings[i] === 'gzip' ? gunzip(stream, signal) : unsnappy(stream, limit, signal);
@@ -148,6 +155,7 @@ async function* readRawBody(
   limit: Limit,
   signal: AbortSignal | undefined,
   progress: RawProgress | undefined,
+  onRawChunk: ((chunk: Uint8Array) => void) | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   // Leaving the loop early must not destroy the request: the socket is still needed to send the 413 or 400.
   const iterator: AsyncIterator<unknown> =
@@ -174,6 +182,7 @@ async function* readRawBody(
       received += chunk.length;
       if (progress !== undefined) progress.receivedBytes = received;
       if (received > limit.maxRequestBytes) throw bodyTooLargeError('raw', limit);
+      onRawChunk?.(chunk);
       yield chunk;
     }
     if (body.complete === false) throw new OriginError('ORIGIN_HTTP_BODY_ABORTED');
@@ -395,7 +404,16 @@ export function readBody(
     );
     return;
   }
-  readUnencoded(body, limitOf(options), options.pace, onChunk, done);
+  // The raw chunks of an unencoded body are its decoded chunks: one callback sees each first.
+  const { onRawChunk } = options;
+  const take =
+    onRawChunk === undefined
+      ? onChunk
+      : (chunk: Uint8Array): void => {
+          onRawChunk(chunk);
+          onChunk(chunk);
+        };
+  readUnencoded(body, limitOf(options), options.pace, take, done);
 }
 
 function readUnencoded(
@@ -521,7 +539,8 @@ async function consumeIterable(
   if (paced !== undefined) pace?.watch(paced);
   try {
     let decoded = 0;
-    for await (const chunk of decodeBody(body, codings, limitOf(options), signal, paced)) {
+    const chunks = decodeBody(body, codings, limitOf(options), signal, paced, options.onRawChunk);
+    for await (const chunk of chunks) {
       decoded += chunk.length;
       onChunk(chunk);
     }

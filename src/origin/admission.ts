@@ -47,6 +47,11 @@ export class Admission {
     return this.#waiters.length;
   }
 
+  /** Every slot is held and the queue is full: a request arriving now would be refused (readiness, 0081). */
+  get full(): boolean {
+    return this.#inUse >= this.#slots && this.#waiters.length >= this.#queueSize;
+  }
+
   /**
    * Resolves with a release function once a slot is held; rejects with an {@link OriginError} (503) when the queue
    * is full or the wait passes `queueTimeoutMs`. The slot is held until the release function is called. The

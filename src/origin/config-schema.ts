@@ -11,6 +11,7 @@ import {
 import { corsSchema } from '../http/cors';
 import { traceContextSchema } from './trace-context';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
+import { idempotencySchema } from '../idempotency/idempotency-options';
 
 /** Values of `general.onRecordError`. */
 export const ON_RECORD_ERROR_VALUES = ['discard', 'sendToError', 'stopPipeline'] as const;
@@ -261,9 +262,29 @@ function httpSchema(): JsonSchema {
       false,
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
     ),
+    ...operationalPathsSchema(),
+    idempotency: idempotencySchema(),
     cors: corsSchema(),
     traceContext: traceContextSchema(),
   });
+}
+
+/** The metrics, health and readiness paths of the http tab (decisions 0080, 0081; docs/metrics.md). */
+function operationalPathsSchema(): Record<string, JsonSchema> {
+  const path = (description: string): JsonSchema => ({ ...text('', description), pattern: '^(/[^?#]*)?$' });
+  const common =
+    'Answered by the origin itself on its port for GET and HEAD, before authentication and the application ID check, and never sent to the pipeline (decision 0080); TLS applies as to every request. Empty: off, the path goes to the pipeline as any other.';
+  return {
+    metricsPath: path(
+      `(addition) A path, e.g. \`/metrics\`, that answers the origin's metrics as Prometheus text (OpenMetrics when the scraper's Accept header asks for it); names and labels in docs/metrics.md. ${common}`,
+    ),
+    healthPath: path(
+      `(addition) A path, e.g. \`/healthz\`, that answers 200 while the origin is open and 503 once it is closing. ${common}`,
+    ),
+    readinessPath: path(
+      `(addition) A path, e.g. \`/readyz\`, that answers 200 while the origin would take a request, and 503 while it is closing, its admission queue is full, or the runner pool's ready() says no (decision 0081). ${common}`,
+    ),
+  };
 }
 
 function compressionSchema(): JsonSchema {

@@ -10,6 +10,7 @@ import type { FormatRegistry } from '../formats/format-registry';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
 import type { TlsConfig } from '../tls/tls-options';
+import type { IdempotencyConfig, IdempotencyConfigInput } from '../idempotency/idempotency-options';
 
 export type { BasicAuthenticationUser, KeystoreType, TlsConfig, TlsProtocol } from '../tls/tls-options';
 
@@ -71,6 +72,12 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** Operational paths (addition, decision 0080); `''` = off. */
+  readonly metricsPath: string;
+  readonly healthPath: string;
+  readonly readinessPath: string;
+  /** Idempotency keys (addition, docs/idempotency.md); absent = off. */
+  readonly idempotency?: IdempotencyConfig;
   /** Browser pages of other origins (addition, docs/cors.md). */
   readonly cors: CorsConfig;
   /** W3C Trace Context (addition, docs/trace-context.md). */
@@ -116,7 +123,10 @@ export interface DataFormatConfigInput {
  */
 export interface OriginConfigInput {
   readonly general?: Partial<GeneralConfig>;
-  readonly http?: Partial<Omit<HttpConfig, 'cors'>> & { readonly cors?: Partial<CorsConfig> };
+  readonly http?: Partial<Omit<HttpConfig, 'idempotency' | 'cors'>> & {
+    readonly idempotency?: IdempotencyConfigInput;
+    readonly cors?: Partial<CorsConfig>;
+  };
   readonly dataFormat: DataFormatConfigInput;
   readonly tls?: Partial<TlsConfig>;
   readonly httpResponse?: Partial<Omit<HttpResponseConfig, 'charset'>> & { readonly charset?: string };

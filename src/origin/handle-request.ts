@@ -27,8 +27,16 @@ import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { HeapGuard } from './heap-guard';
+import type { IdempotencyAcquisition, StoredResponse } from '../idempotency/idempotency-store';
+import {
+  idempotentRequestOf,
+  replayedResponse,
+  type IdempotencyPlan,
+  type IdempotentRequest,
+} from './idempotent-request';
 import type { InFlight } from './in-flight';
-import type { OriginMetrics } from './origin-metrics';
+import { channels } from './diagnostics-channels';
+import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
 
 /**
@@ -78,6 +86,8 @@ export interface RequestContext {
   readonly inFlight: InFlight;
   /** What a request's header attributes are made of besides its headers (decided once per origin). */
   readonly attributeSources: RequestAttributeSources;
+  /** `http.idempotency` with its store; `undefined` when idempotency keys are off. */
+  readonly idempotency: IdempotencyPlan | undefined;
   /** The CORS rules with `http.cors.enabled`; `undefined` when off (decision 0115). */
   readonly cors?: CorsPolicy | undefined;
   isClosing(): boolean;
@@ -139,6 +149,16 @@ class ServedRequest implements SlotWaiter {
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
+  /** `performance.now()` when the request began to wait for a slot; 0 while it has not waited. */
+  #queuedAt = 0;
+  /** `performance.now()` when the batch was handed to the runner pool. */
+  #runStartedAt = 0;
+  /** How long the runner pool took on the batch (milliseconds), once it finished. */
+  #runMs = 0;
+  /** The request's idempotency key, when keys are on and it sent one (docs/idempotency.md). */
+  #idempotent: IdempotentRequest | undefined;
+  /** The batch was handed to the runners: from here on the pipeline may have acted on it (decision 0045). */
+  #handedOn = false;
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
@@ -224,11 +244,16 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     try {
       this.#codings = refuseEarly(ctx, this.#req, this.#info, this.#startedAt);
+      if (ctx.idempotency) this.#idempotent = idempotentRequestOf(ctx.idempotency, this.#req, this.#info);
     } catch (error) {
       return this.fail(error);
     }
     const release = ctx.admission.tryAcquire();
-    if (release) return this.granted(release);
+    if (release) {
+      ctx.metrics.countAdmission(0);
+      return this.granted(release);
+    }
+    this.#queuedAt = performance.now();
     ctx.admission.wait(this);
   }
 
@@ -256,10 +281,63 @@ class ServedRequest implements SlotWaiter {
     );
   }
 
-  /** Holds a request slot now (at once, or after waiting in the admission queue): reads the body. */
+  /**
+   * Holds a request slot now (at once, or after waiting in the admission queue): reads the body, after asking the
+   * idempotency store about the request's key when it has one.
+   */
   granted(release: ReleaseSlot): void {
     this.#release = release;
+    const idempotent = this.#idempotent;
+    if (idempotent === undefined) return this.read();
+    idempotent.begin().then(
+      (found) => this.keyed(found),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** What the store holds for the request's key: nothing (go on, holding its lock), a lock (409), or an answer. */
+  keyed(found: IdempotencyAcquisition): void {
+    if (found.outcome === 'acquired') return this.read();
+    if (found.outcome === 'inFlight') return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_IN_FLIGHT'));
+    this.#readForReplay(found.response);
+  }
+
+  /**
+   * Reads the body of a repeat whose key has a kept answer, only to digest it (no decoding, no parsing), then
+   * replays the answer, or refuses a different request under the same key (422).
+   */
+  #readForReplay(kept: StoredResponse): void {
+    const idempotent = this.#idempotent!;
+    const options = { ...this.#ctx.body.unencoded, onRawChunk: idempotent.onRawChunk };
+    try {
+      readBody(this.#req, options, ignoreChunk, (error) => {
+        if (error !== undefined) return this.fail(error);
+        this.#bodyRead = true;
+        if (!idempotent.matches(kept)) return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_REUSED'));
+        this.replay(kept);
+      });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Answers with the kept answer of the request's key; the request never reaches the pipeline. */
+  replay(kept: StoredResponse): void {
     const ctx = this.#ctx;
+    const rendered = replayedResponse(kept);
+    try {
+      send(ctx, this.#res, rendered, this.#replyHeaders);
+    } catch (error) {
+      return this.fail(error);
+    }
+    ctx.metrics.countRequest('answered', rendered.status, performance.now() - this.#startedAt);
+    this.finish();
+  }
+
+  /** Reads the body into records (the request holds its key's lock, if it has a key). */
+  read(): void {
+    const ctx = this.#ctx;
+    if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
     const req = this.#req;
     try {
@@ -275,10 +353,12 @@ class ServedRequest implements SlotWaiter {
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
-      const options =
+      const plain =
         codings.length === 0
           ? ctx.body.unencoded
           : { ...ctx.body.limit, codings, ...(pace === undefined ? {} : { pace }) };
+      const idempotent = this.#idempotent;
+      const options = idempotent === undefined ? plain : { ...plain, onRawChunk: idempotent.onRawChunk };
       readBody(req, options, parse.onChunk, (error, bytes) => {
         if (error === undefined) this.bodyRead(bytes);
         else this.fail(error);
@@ -297,6 +377,8 @@ class ServedRequest implements SlotWaiter {
       ctx.metrics.countBytes(bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
       this.#parse = undefined;
+      this.#runStartedAt = performance.now();
+      this.#handedOn = true;
       running = runBatch(ctx, batch);
     } catch (error) {
       return this.fail(error);
@@ -309,6 +391,8 @@ class ServedRequest implements SlotWaiter {
   }
 
   respond(batch: Batch): void {
+    // The run ended: from here on the time is the origin's (rendering, writing), not the pipeline's.
+    this.#runMs = performance.now() - this.#runStartedAt;
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;
@@ -328,15 +412,32 @@ class ServedRequest implements SlotWaiter {
     this.answer(batch, rendered);
   }
 
+  /** Keeps the answer for the request's key first, if it holds one, so that a repeat after this answer replays it. */
   answer(batch: Batch, rendered: RenderedResponse): void {
+    const idempotent = this.#idempotent;
+    if (idempotent?.holdsLock) {
+      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignoreChunk);
+      return;
+    }
+    this.answerNow(batch, rendered);
+  }
+
+  answerNow(batch: Batch, rendered: RenderedResponse): void {
     const ctx = this.#ctx;
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
     const durationMs = performance.now() - this.#startedAt;
-    ctx.metrics.countRequest('answered', rendered.status, durationMs);
+    const sink = batch.response as BufferedResponseSink;
+    const { metrics } = ctx;
+    metrics.countRequest('answered', rendered.status, durationMs);
+    metrics.countAnswer(sentBytes, sink.dataRecords.length, sink.errorRecords.length, this.#runMs);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, rendered.status, 'answered', durationMs, undefined);
+    }
     if (ctx.observer.listening.batch) {
       ctx.observer.batch({
         requestId: this.#info.requestId,
@@ -362,6 +463,24 @@ class ServedRequest implements SlotWaiter {
     const error = asOriginError(thrown);
     // The slot goes first, as it would from a `finally`: the next request need not wait for this answer.
     this.#releaseSlot();
+    const idempotent = this.#idempotent;
+    if (idempotent?.holdsLock) {
+      // A batch the pipeline may have acted on keeps its failure (500, 504) for the key; anything refused before
+      // it, or withdrawn unstarted (503, decision 0045), frees the key so that a retry is processed.
+      const settled =
+        this.#handedOn && error.httpStatus !== 503
+          ? idempotent.keep(
+              ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, this.#info.requestId)),
+            )
+          : idempotent.release();
+      settled.then(() => this.#refuse(error), ignoreChunk);
+      return;
+    }
+    this.#refuse(error);
+  }
+
+  #refuse(error: OriginError): void {
+    const ctx = this.#ctx;
     refuse(ctx, this.#req, this.#res, error, {
       requestId: this.#info.requestId,
       bodyRead: this.#bodyRead,
@@ -404,12 +523,12 @@ export function refuse(
     written?: () => void;
   },
 ): void {
-  const rendered = ctx.renderer.rejection(
-    error.httpStatus,
-    ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, request.requestId),
-  );
+  const rendered = ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, request.requestId));
   const headers: Record<string, string> = { ...request.headers };
-  if (error.httpStatus === 503) headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  // A 409 (the key's first request is still in flight) also invites a retry, after the same pause.
+  if (error.httpStatus === 503 || error.httpStatus === 409) {
+    headers['Retry-After'] = String(ctx.config.http.retryAfterSeconds);
+  }
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
@@ -419,12 +538,16 @@ export function refuse(
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
-    send(ctx, res, rendered, headers);
+    ctx.metrics.countRefusal(send(ctx, res, rendered, headers));
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
   const outcome = error.category === 'pipeline' ? 'failed' : 'rejected';
-  ctx.metrics.countRequest(outcome, error.httpStatus, performance.now() - request.startedAt, error.code);
+  const durationMs = performance.now() - request.startedAt;
+  ctx.metrics.countRequest(outcome, error.httpStatus, durationMs, error.code);
+  if (channels.requestEnd.hasSubscribers) {
+    publishEnd(ctx, request.requestId, error.httpStatus, outcome, durationMs, error.code);
+  }
   if (ctx.observer.listening.rejection) {
     ctx.observer.rejection({
       requestId: request.requestId,
@@ -433,6 +556,23 @@ export function refuse(
       message: error.message,
     });
   }
+}
+
+/** Publishes a request's end on its diagnostics channel (only called while the channel has a subscriber). */
+function publishEnd(
+  ctx: Pick<RequestContext, 'config'>,
+  requestId: string,
+  status: number,
+  outcome: RequestOutcome,
+  durationMs: number,
+  code: ErrorCode | undefined,
+): void {
+  const origin = ctx.config.general.name;
+  channels.requestEnd.publish(
+    code === undefined
+      ? { origin, requestId, status, outcome, durationMs }
+      : { origin, requestId, status, outcome, durationMs, code },
+  );
 }
 
 /**
@@ -489,6 +629,13 @@ function authenticate(
   if (outcome instanceof Promise) outcome.then(settled, failed);
   else settled(outcome);
 }
+
+/** The `errorMessage` a client gets for `error`: withheld details replaced unless `sendErrorDetails` (0046). */
+function clientMessage(ctx: Pick<RequestContext, 'config'>, error: OriginError, requestId: string): string {
+  return ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, requestId);
+}
+
+function ignoreChunk(): void {}
 
 /**
  * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an
@@ -590,6 +737,7 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     info,
     config.general.name,
   );
+  if (failures.length > 0) countParseFailures(ctx, failures, outcome.stageFailure !== undefined, info);
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
     throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
@@ -603,6 +751,33 @@ function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: 
     request: info,
     response: new BufferedResponseSink(),
   });
+}
+
+/**
+ * Counts each parse failure of a body by its code and what became of it (the onRecordError policy, or `refused`
+ * when a failure of the whole body refused it), and publishes it on its diagnostics channel.
+ */
+function countParseFailures(
+  ctx: RequestContext,
+  failures: readonly ParseFailure[],
+  refused: boolean,
+  info: IncomingRequestInfo,
+): void {
+  const action: ParseFailureAction = refused ? 'refused' : ctx.config.general.onRecordError;
+  const publish = channels.recordFailure.hasSubscribers;
+  for (const failure of failures) {
+    ctx.metrics.countParseFailure(failure.code, action);
+    if (!publish) continue;
+    channels.recordFailure.publish({
+      origin: ctx.config.general.name,
+      requestId: info.requestId,
+      code: failure.code,
+      message: failure.message,
+      recordIndex: failure.recordIndex,
+      byteOffset: failure.byteOffset,
+      action,
+    });
+  }
 }
 
 /** The placeholder record of an empty body (DESIGN.md §6): an empty LIST_MAP marked `emptyPayloadRecord`. */
@@ -822,16 +997,18 @@ function pipelineError(error: unknown): OriginError {
   return new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
 }
 
+/** Writes a rendered answer; returns its body's length in bytes (0 when the response was gone already). */
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
-): void {
-  if (res.headersSent || res.destroyed) return;
+): number {
+  if (res.headersSent || res.destroyed) return 0;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  headers['Content-Length'] = renderedBodyLength(rendered.body);
+  const length = renderedBodyLength(rendered.body);
+  headers['Content-Length'] = length;
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
@@ -839,6 +1016,7 @@ function send(
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
   const { clientReadTimeoutMs } = ctx.config.http;
   if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  return length;
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -12,6 +12,7 @@ import { OriginError } from '../errors/origin-error';
 import type { LoadedTls } from '../tls/tls-settings';
 import { APPLICATION_ID_HEADER, APPLICATION_ID_QUERY_PARAMETER } from './application-id';
 import { ALLOWED_METHODS } from './methods';
+import { operationalKindOf, serveOperational, type OperationalProbe } from './operational-paths';
 
 /** What the registry needs of an origin that listens on a port. */
 export interface PortTenant {
@@ -27,6 +28,11 @@ export interface PortTenant {
    */
   readonly tlsKey: string;
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * The tenant's metrics, health and readiness paths, answered before any routing by application ID (decision
+   * 0080); absent when it has none. Tenants share a port only when their paths are equal.
+   */
+  readonly operational?: OperationalProbe;
   /**
    * True when `req` is a CORS preflight this tenant allows (decision 0115): a preflight carries no application ID,
    * so on a shared port it goes to the first tenant whose CORS rules allow its origin. Absent: CORS is off.
@@ -131,8 +137,10 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
   const tenants: PortTenant[] = [first];
   const server = createRequestServer((req, res) => {
     // A refused connection's request is read (so that nothing unread resets the connection) and not answered.
-    if (refusedSockets.has(req.socket)) req.resume();
-    else route(tenants, req, res);
+    if (refusedSockets.has(req.socket)) return req.resume();
+    const operational = operationalKindOf(tenants[0]?.operational, req);
+    if (operational === undefined) route(tenants, req, res);
+    else serveOperational(operational, probesOf(tenants), req, res);
   }, options);
   capConnections(server, tenants, options);
   const ready = new Promise<AddressInfo>((resolve, reject) => {
@@ -245,6 +253,12 @@ function route(tenants: readonly PortTenant[], req: IncomingMessage, res: Server
   );
 }
 
+function probesOf(tenants: readonly PortTenant[]): OperationalProbe[] {
+  const probes: OperationalProbe[] = [];
+  for (const tenant of tenants) if (tenant.operational) probes.push(tenant.operational);
+  return probes;
+}
+
 function routingId(tenants: readonly PortTenant[], req: IncomingMessage): string | undefined {
   const header = req.headers[APPLICATION_ID_HEADER];
   if (header !== undefined) return Array.isArray(header) ? header[0] : header;
@@ -308,7 +322,9 @@ function checkCompatible(tenant: PortTenant, listener: Listener, port: number): 
           ? 'both origins list the same application ID'
           : tenant.tlsKey !== listener.tlsKey
             ? 'the TLS settings differ'
-            : undefined;
+            : (tenant.operational?.routesKey ?? '') !== (other.operational?.routesKey ?? '')
+              ? 'the metrics, health and readiness paths differ'
+              : undefined;
     if (reason) throw new OriginError('ORIGIN_LISTEN_PORT_SHARED', { port, other: other.name, reason });
   }
 }

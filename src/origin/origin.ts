@@ -30,7 +30,20 @@ import { resolveConfig, type OriginConfig } from './config';
 import { handleRequest, refuse, refuseUnrouted, serveRequest, type RequestContext } from './handle-request';
 import type { GatewayRegistration, GatewayService, ServiceGateway } from './gateway-service';
 import { InFlight } from './in-flight';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
+import { idempotencyPlanFor } from './idempotent-request';
 import { leasePort, type PortLease, type PortTenant } from './listener-registry';
+import type { MetricsSnapshot } from '../metrics/metrics-snapshot';
+import { renderPrometheusText, type MetricsTextFormat } from '../metrics/prometheus-text';
+import { channels } from './diagnostics-channels';
+import {
+  CLOSING,
+  checkOperationalPaths,
+  operationalKindOf,
+  operationalRoutes,
+  serveOperational,
+  type OperationalProbe,
+} from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
 import { CorsPolicy } from '../http/cors';
@@ -114,6 +127,12 @@ export interface OriginOptions {
    * its TLS options, which secure gateway → origin) and answers 403 to any request without the secret.
    */
   readonly gatewaySecret?: string;
+  /**
+   * The store of idempotency keys when `http.idempotency` is on, instead of the one `http.idempotency.store` names
+   * (docs/idempotency.md): any object that keeps the {@link IdempotencyStore} contract. It belongs to the host,
+   * which closes it; the origin never calls its `close`. Given while `http.idempotency` is absent: a ConfigError.
+   */
+  readonly idempotencyStore?: IdempotencyStore;
 }
 
 /**
@@ -129,9 +148,24 @@ export class Origin {
   readonly #events = new EventEmitter();
   // Which request events have a listener, kept by the emitter's own add/remove notifications (so `once`
   // listeners count until they fire): the request path builds an event's object only when someone listens.
-  readonly #listening = { request: false, batch: false, rejection: false };
+  readonly #listened = { request: false, batch: false, rejection: false };
+  // What the request path asks: an event listener, or a subscriber of the event's diagnostics channel.
+  readonly #listening = {
+    listened: this.#listened,
+    get request(): boolean {
+      return this.listened.request || channels.requestStart.hasSubscribers;
+    },
+    get batch(): boolean {
+      return this.listened.batch || channels.batch.hasSubscribers;
+    },
+    get rejection(): boolean {
+      return this.listened.rejection || channels.rejection.hasSubscribers;
+    },
+  };
   readonly #runners: RunnerPool;
-  readonly #metrics = new OriginMetrics();
+  readonly #metrics: OriginMetrics;
+  /** The metrics, health and readiness paths; `undefined` when none is configured. */
+  readonly #operational: OperationalProbe | undefined;
   readonly #admission: Admission;
   readonly #runningBatches: BatchDeadlines;
   readonly #inFlight = new InFlight();
@@ -152,6 +186,8 @@ export class Origin {
     const formats = options.formats ?? defaultRegistry;
     this.config = resolveConfig(config, formats);
     requireGateway(this.config, options.gateway ?? options.gatewaySecret);
+    checkOperationalPaths(this.config.http);
+    this.#metrics = new OriginMetrics(this.config.general.name);
     this.#gateway = this.config.http.useApiGateway ? options.gateway : undefined;
     this.#pipeline = options.pipeline ?? this.config.general.name;
     this.#tls = tlsSettingsFor(this.config.tls, {
@@ -186,9 +222,9 @@ export class Origin {
       metrics: this.#metrics,
       observer: {
         listening: this.#listening,
-        request: (info) => this.#emit('request', info),
-        batch: (info) => this.#emit('batch', info),
-        rejection: (info) => this.#emit('rejection', info),
+        request: (info) => this.#notify('request', channels.requestStart, info),
+        batch: (info) => this.#notify('batch', channels.batch, info),
+        rejection: (info) => this.#notify('rejection', channels.rejection, info),
       },
       runningBatches: this.#runningBatches,
       renderer: responseRendererFor(this.config.httpResponse, this.config.general.resourcesDirectory),
@@ -202,11 +238,13 @@ export class Origin {
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
         traceContext: http.traceContext,
       },
+      idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
       cors: http.cors.enabled ? new CorsPolicy(http.cors) : undefined,
       isClosing: () => this.#state === 'closing' || this.#state === 'closed',
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
     };
+    this.#operational = this.#operationalProbe();
   }
 
   /** Where the origin is in its life (see {@link OriginState}). */
@@ -335,7 +373,10 @@ export class Origin {
    * origin is closing. The returned promise settles when the answer has been written; it never rejects.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    return handleRequest(this.#context, req, res);
+    const operational = operationalKindOf(this.#operational, req);
+    if (operational === undefined) return handleRequest(this.#context, req, res);
+    serveOperational(operational, [this.#operational!], req, res);
+    return Promise.resolve();
   }
 
   /**
@@ -383,9 +424,43 @@ export class Origin {
     this.#lease?.reloadTls(loaded);
   }
 
-  /** A snapshot of the origin's counters. */
-  metrics(): OriginMetricsSnapshot {
-    return this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting);
+  /**
+   * The origin's metrics now (names, labels and types: docs/metrics.md):
+   * - no argument (or `format: 'summary'`): the summary object of earlier versions ({@link OriginMetricsSnapshot});
+   * - `format: 'snapshot'`: every family with its labels and histograms as plain, JSON-serialisable,
+   *   mergeable data (`mergeMetricsSnapshots`, `renderPrometheusText`);
+   * - `format: 'prometheus'` / `'openmetrics'`: that snapshot as Prometheus text exposition 0.0.4 / OpenMetrics 1.0
+   *   text (serve it with `PROMETHEUS_CONTENT_TYPE` / `OPENMETRICS_CONTENT_TYPE`).
+   */
+  metrics(options?: { format: 'summary' }): OriginMetricsSnapshot;
+  metrics(options: { format: 'snapshot' }): MetricsSnapshot;
+  metrics(options: { format: MetricsTextFormat }): string;
+  metrics(
+    options: { format: 'summary' | 'snapshot' | MetricsTextFormat } = { format: 'summary' },
+  ): OriginMetricsSnapshot | MetricsSnapshot | string {
+    const { inUse, waiting } = this.#admission;
+    if (options.format === 'summary') return this.#metrics.summary(inUse, waiting);
+    const snapshot = this.#metrics.snapshot(inUse, waiting);
+    return options.format === 'snapshot' ? snapshot : renderPrometheusText(snapshot, options.format);
+  }
+
+  /** What the operational paths read of this origin (decision 0081); `undefined` when none is configured. */
+  #operationalProbe(): OperationalProbe | undefined {
+    const routes = operationalRoutes(this.config.http);
+    if (routes === undefined) return undefined;
+    const { http } = this.config;
+    return {
+      routes,
+      routesKey: [http.metricsPath, http.healthPath, http.readinessPath].join('\n'),
+      snapshot: () => this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting),
+      unhealthy: () => (this.#context.isClosing() ? CLOSING : undefined),
+      unready: () => {
+        if (this.#context.isClosing()) return CLOSING;
+        if (this.#admission.full) return 'admission queue full';
+        if (this.#runners.ready?.() === false) return 'runner pool not ready';
+        return undefined;
+      },
+    };
   }
 
   async #close(timeoutMs: number, reason: OriginError | undefined): Promise<void> {
@@ -409,6 +484,9 @@ export class Origin {
     this.#state = 'closed';
     this.#runningBatches.stop();
     this.#authenticator?.release?.();
+    const idempotency = this.#context.idempotency;
+    // Only once no request can use it any more; a store the host passed is the host's to close.
+    if (idempotency?.ownsStore) void idempotency.store.close?.().catch(() => undefined);
     this.#lease = undefined;
     this.#registration?.unregister();
     this.#registration = undefined;
@@ -428,6 +506,7 @@ export class Origin {
       applicationIdInUrl: http.applicationIdInUrl,
       claims: (id) => this.#context.applicationIds.includes(id),
       tlsKey: tls?.fingerprint ?? '',
+      ...(this.#operational === undefined ? {} : { operational: this.#operational }),
       handleRequest: (req, res) => serveRequest(this.#context, req, res),
       takesPreflight: (req) => {
         const { cors } = this.#context;
@@ -451,7 +530,17 @@ export class Origin {
   }
 
   #updateListening(event: string, listened: boolean): void {
-    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listening[event] = listened;
+    if (event === 'request' || event === 'batch' || event === 'rejection') this.#listened[event] = listened;
+  }
+
+  /** Emits a request event to its listeners and publishes it, with the origin's name, on its channel. */
+  #notify<E extends 'request' | 'batch' | 'rejection'>(
+    event: E,
+    channel: { readonly hasSubscribers: boolean; publish(message: unknown): void },
+    info: OriginEvents[E],
+  ): void {
+    if (this.#listened[event]) this.#emit(event, info);
+    if (channel.hasSubscribers) channel.publish({ origin: this.config.general.name, ...info });
   }
 
   #emit<E extends keyof OriginEvents>(event: E, info: OriginEvents[E]): void {

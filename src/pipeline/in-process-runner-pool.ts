@@ -163,6 +163,11 @@ export class InProcessRunnerPool implements RunnerPool {
     });
   }
 
+  /** Ready until {@link InProcessRunnerPool.close} is called (see {@link RunnerPool.ready}). */
+  ready(): boolean {
+    return this.#closed === undefined;
+  }
+
   /**
    * Stops idle batches and refuses new `run` calls at once (they reject with `ORIGIN_RUNNER_POOL_CLOSED`);
    * batches already running or waiting still run. Resolves when the last of them is done. Calling it again

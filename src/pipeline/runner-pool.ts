@@ -48,6 +48,14 @@ export interface RunnerPool {
   run(batch: Batch, signal: AbortSignal, progress?: RunProgress): Promise<void>;
 
   /**
+   * Optional. Whether the pool would take a batch now; `false` makes the origin's readiness path
+   * (`http.readinessPath`) answer 503, so that a load balancer sends requests elsewhere (decision 0081). Called on
+   * every readiness probe, never on the request path: keep it cheap and synchronous. A pool without it counts as
+   * ready. `InProcessRunnerPool` is ready until it is closed.
+   */
+  ready?(): boolean;
+
+  /**
    * Optional. Called once by the host when it shuts the pool down (the origin does not own the pool and never
    * calls it). Should let running batches finish and resolve when they have.
    */

@@ -87,6 +87,9 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    metricsPath: '',
+    healthPath: '',
+    readinessPath: '',
     cors: {
       enabled: false,
       allowedOrigins: [],
@@ -612,7 +615,8 @@ describe('buildConfigSchema', () => {
       if (!isProperty || path.includes('basicAuthenticationUsers/')) return;
       if (!('default' in node) || typeof node['description'] !== 'string') lacking.push(path);
     });
-    expect(lacking).toEqual(['/http/host', '/dataFormat', '/dataFormat/format']);
+    // http.idempotency is absent (off) unless given, like the bind address.
+    expect(lacking).toEqual(['/http/host', '/http/idempotency', '/dataFormat', '/dataFormat/format']);
   });
 
   it('marks the options beyond the spec as additions', () => {
@@ -626,6 +630,9 @@ describe('buildConfigSchema', () => {
       'copyAuthorizationHeaders',
       'copyApplicationId',
       'copyCookieHeaders',
+      'metricsPath',
+      'healthPath',
+      'readinessPath',
     ]) {
       expect(properties[key]?.['description']).toMatch(/\(addition\)/);
     }
