@@ -1,4 +1,5 @@
-import { echoPipeline } from 'rest-service-origin';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { DIAGNOSTICS_CHANNELS, echoPipeline } from 'rest-service-origin';
 import { createTestOrigin, type TestOrigin } from 'rest-service-origin/testing';
 import { parseTraceparent, parseTracestate, traceContextOf } from '../../src/origin/trace-context';
 
@@ -116,6 +117,21 @@ describe('trace context on the request path', () => {
     const answer = await test.inject({ headers: { traceparent: VALID }, body: '{}' });
     await test.inject({ body: '{}' });
     expect(events).toEqual([answer.batches[0]!.request!.traceContext, undefined]);
+  });
+
+  it('publishes the trace context with request:start on the diagnostics channel', async () => {
+    test = createTestOrigin({ dataFormat: { format: 'json' } }, echoPipeline);
+    const messages: unknown[] = [];
+    const onStart = (message: unknown): void => {
+      messages.push((message as { traceContext: unknown }).traceContext);
+    };
+    diagnosticsChannel.subscribe(DIAGNOSTICS_CHANNELS.requestStart, onStart);
+    try {
+      const answer = await test.inject({ headers: { traceparent: VALID }, body: '{}' });
+      expect(messages).toEqual([answer.batches[0]!.request!.traceContext]);
+    } finally {
+      diagnosticsChannel.unsubscribe(DIAGNOSTICS_CHANNELS.requestStart, onStart);
+    }
   });
 
   it('echoes the span on rejections too', async () => {
