@@ -37,7 +37,10 @@ export interface RequestStartMessage extends RequestMessage {
   readonly path: string;
   /** The client's address. */
   readonly remoteHost: string;
-  /** The request's W3C trace context with the origin's span (docs/trace-context.md); `undefined` when off. */
+  /**
+   * The request's W3C trace context as the origin continues it, its own span id included (docs/trace-context.md);
+   * `undefined` without one. A CORS preflight is not published (docs/cors.md).
+   */
   readonly traceContext: TraceContext | undefined;
 }
 

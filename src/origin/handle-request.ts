@@ -649,15 +649,23 @@ export function refuseUnrouted(
   res: ServerResponse,
   error: OriginError,
 ): void {
-  const request = { requestId: ctx.nextRequestId(), bodyRead: false, startedAt: performance.now() };
+  // The answering origin's CORS headers, so that a page of an origin it allows can read the refusal (0115).
+  const cors = ctx.cors?.answerHeaders(req.headers.origin) ?? NO_HEADERS;
+  const request = {
+    requestId: ctx.nextRequestId(),
+    bodyRead: false,
+    startedAt: performance.now(),
+    headers: cors,
+  };
   const { authenticator } = ctx;
   if (authenticator === undefined) return refuse(ctx, req, res, error, request);
   const settled = (outcome: AuthenticationOutcome): void => {
-    if (outcome.ok) refuse(ctx, req, res, error, { ...request, headers: outcome.replyHeaders ?? NO_HEADERS });
+    if (outcome.ok)
+      refuse(ctx, req, res, error, { ...request, headers: { ...cors, ...outcome.replyHeaders } });
     else
       refuse(ctx, req, res, outcome.error, {
         ...request,
-        headers: { 'WWW-Authenticate': outcome.challenge },
+        headers: { ...cors, 'WWW-Authenticate': outcome.challenge },
       });
   };
   const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);

@@ -59,12 +59,19 @@ it('examples/opentelemetry makes one span per request with the ids of the tracep
     .slice(0, 2)
     .map((line) => /^(\d+) traceparent: 00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(line));
   expect(echoed.map((match) => match?.[1])).toEqual(['200', '403']);
-  expect(out.slice(2)).toEqual(
+  expect(out.slice(2, 4)).toEqual(
     echoed.map(
       (match) => `span POST / ${match![2]}-${match![3]} parent 00f067aa0ba902b7 status ${match![1]}`,
     ),
   );
   expect(echoed[0]![2]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+  // From the diagnostics channels: the span has the id of the echoed traceparent too.
+  const channels =
+    /^channels: 00-4bf92f3577b34da6a3ce929d0e0e4736-([0-9a-f]{16})-01 span ([0-9a-f]{16}) answered$/.exec(
+      out[4] ?? '',
+    );
+  expect(channels?.[1]).toBe(channels?.[2]);
+  expect(out).toHaveLength(5);
 });
 
 it('examples/host-engine routes two pipelines on one port by application ID', () => {
