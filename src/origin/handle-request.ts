@@ -17,6 +17,7 @@ import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/run
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
+import { compressResponse } from '../response/response-compression';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
 import type { Admission, ReleaseSlot, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
@@ -775,6 +776,21 @@ function send(
   rendered: RenderedResponse,
   extra: Record<string, string>,
 ): void {
+  if (res.headersSent || res.destroyed) return;
+  const { httpResponse } = ctx.config;
+  if (!httpResponse.compress) return write(ctx, res, rendered, extra);
+  compressResponse(rendered, res.req.headers['accept-encoding'], httpResponse, (response) =>
+    write(ctx, res, response, extra),
+  );
+}
+
+function write(
+  ctx: Pick<RequestContext, 'isClosing' | 'config'>,
+  res: ServerResponse,
+  rendered: RenderedResponse,
+  extra: Record<string, string>,
+): void {
+  // Compression may have taken a moment: the client may be gone meanwhile.
   if (res.headersSent || res.destroyed) return;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);

@@ -125,6 +125,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     validateSchema: false,
     xmlSchema: '',
     sendErrorDetails: false,
+    compress: false,
+    compressMinBytes: 1024,
   },
 };
 
