@@ -1,8 +1,9 @@
 // `npm run bench -- --encodings`: what undoing each Content-Encoding costs the body reader, in process, without
 // HTTP: CPU time (process.cpuUsage) per body and decoded MB per CPU second, for a small body (the 131 KB
-// fixture tests/fixtures/http/content-encodings/records.json, 2,000 JSON lines) and a large one (160,000 distinct
-// JSON lines, about 10 MB: repeating the small body would let brotli and zstd reduce it to a few KB), each encoded by zlib (gzip, deflate, brotli at quality 5), the zstd command line (-3; the
-// bench needs `zstd`) and the snappy package (raw block). Bodies are fed in 64 KiB chunks, as a socket delivers
+// fixture tests/fixtures/http/content-encodings/records.json, 2,000 JSON lines) and a large one (160,000
+// distinct JSON lines, about 10 MB: repeating the small body would let brotli and zstd reduce it to a few KB),
+// each encoded by zlib (gzip, deflate, brotli at quality 5), the zstd command line (-3; the bench needs `zstd`)
+// and the snappy package (raw block). Bodies are fed in 64 KiB chunks, as a socket delivers
 // them. Environment: BENCH_ROUNDS (5), BENCH_SECONDS (1, per coding and size and round). Figures are medians.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -97,10 +97,11 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
 
 /**
  * Reads a request body and yields it DECODED, chunk by chunk, undoing its `Content-Encoding` (absent or
- * `identity`: as sent; `gzip` / `x-gzip`, one or more members; `snappy`: the framing format when the body starts
- * with the stream identifier, else one raw snappy block as Prometheus remote-write sends; a list such as
- * `gzip, snappy` is undone in reverse order, see {@link checkContentEncoding}). An empty body yields nothing,
- * whatever its Content-Encoding.
+ * `identity`: as sent; `gzip` / `x-gzip`, one or more members; `deflate`: the zlib format, or raw deflate when
+ * the body does not open with a zlib header; `br`; `zstd`, window at most 8 MiB; `snappy`: the framing format
+ * when the body starts with the stream identifier, else one raw snappy block as Prometheus remote-write sends; a
+ * list such as `gzip, br` is undone in reverse order, see {@link checkContentEncoding}). An empty body yields
+ * nothing, whatever its Content-Encoding.
  *
  * The reading is pull-based: nothing is read from `body` until the consumer asks for the next chunk, and at most
  * a few small fixed buffers (of 64 KiB or less) are held ahead of the consumer, so a slow consumer slows the client down
@@ -113,7 +114,8 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
  * - `ORIGIN_HTTP_BODY_TOO_LARGE` (413), params `{ which: 'raw' | 'decoded', limitMb, limitBytes }`, as soon as
  *   either count passes `maxRequestBytes` (a raw snappy block: as soon as its declared length does); decoding
  *   stops at once, so a gzip bomb costs no more than the limit;
- * - `ORIGIN_HTTP_BODY_CORRUPT` (400), params `{ encoding, detail }`, when the body does not decode;
+ * - `ORIGIN_HTTP_BODY_CORRUPT` (400), params `{ encoding, detail }`, when the body does not decode (including
+ *   bytes after the end of a deflate or br stream, and a zstd frame that needs a window over 8 MiB);
  * - `ORIGIN_HTTP_BODY_ABORTED` (400) when the client closes the connection before the body is complete (or the
  *   body stream fails);
  * - the signal's `reason` when `options.signal` aborts.
