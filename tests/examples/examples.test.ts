@@ -37,3 +37,12 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
     '200 {"httpStatusCode":200,"data":[{"item":"tea","user":"ada","path":"/eu"}],"error":[],"errorMessage":null}',
   ]);
 });
+
+it('examples/compressed sends a gzip, br body and gets a br answer; an unknown coding is refused', () => {
+  const out = runExample('compressed').trim().split('\n');
+  expect(out).toEqual([
+    expect.stringMatching(/^sent 2589 bytes as \d+ \(gzip, br\)$/) as unknown,
+    expect.stringMatching(/^200 br Accept-Encoding 100 records in \d+ bytes$/) as unknown,
+    '415 gzip, x-gzip, deflate, br, zstd, snappy',
+  ]);
+});
