@@ -89,7 +89,7 @@ describe.each(['readDecodedBody', 'consumeDecodedBody'] as const)(
     });
 
     it('yields nothing for an empty body, whatever its Content-Encoding', async () => {
-      for (const encoding of ['gzip', 'snappy', 'gzip, snappy']) {
+      for (const encoding of ['gzip', 'deflate', 'br', 'zstd', 'snappy', 'gzip, snappy']) {
         const response = await post(server, new Uint8Array(0), { 'content-encoding': encoding });
         expect(response.status).toBe(200);
         expect(response.bytes.length).toBe(0);
