@@ -47,9 +47,9 @@ const DECODED_CHUNK_BYTES = 64 * 1024;
 /** The largest window a `zstd` body may need: RFC 9659 §3 holds encoders to 8 MiB for the HTTP content coding. */
 const ZSTD_MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 /**
- * A zstd body is handed to the decoder this much at a time, and what it decoded is passed on before the next
- * piece: fzstd decodes all it is given before returning, and a Zstandard RLE block turns 4 bytes into 128 KiB,
- * so a piece of this size decodes to at most about 16 MiB however hostile the body.
+ * A zstd body is handed to the decoder this much at a time, and the output is passed on (and counted against the
+ * limit) as soon as 64 KiB have gathered: fzstd decodes all it is given before returning, and a Zstandard RLE
+ * block turns 4 bytes into 128 KiB, so one piece decodes to at most about 16 MiB however hostile the body.
  */
 const ZSTD_FEED_BYTES = 512;
 
