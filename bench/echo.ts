@@ -23,11 +23,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-// Modes with a bench file of their own: `npm run bench -- --<mode>` runs bench/<mode>.ts instead of the echo
-// comparison (and exits with the code it sets).
-const BENCH_MODES = ['workers', 'scale-out', 'idempotency', 'rate-limits', 'metrics-cost'];
-const benchMode = BENCH_MODES.find((mode) => process.argv.includes(`--${mode}`));
-if (benchMode) await import(`./${benchMode}`).then(() => process.exit());
+// Modes with a bench file of their own: `npm run bench -- --<mode>` runs that file instead of the echo comparison
+// (and exits with the code it sets).
+const BENCH_MODES: Readonly<Record<string, string>> = {
+  workers: './workers',
+  'scale-out': './scale-out',
+  idempotency: './idempotency',
+  'rate-limits': './rate-limits',
+  'metrics-cost': './metrics-cost',
+  encodings: './content-encodings',
+};
+const benchMode = Object.keys(BENCH_MODES).find((mode) => process.argv.includes(`--${mode}`));
+if (benchMode) await import(BENCH_MODES[benchMode]!).then(() => process.exit());
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -265,7 +265,8 @@ export const ERROR_TABLE = {
   ORIGIN_HTTP_ENCODING_UNSUPPORTED: {
     category: 'encoding',
     httpStatus: 415,
-    message: "Content-Encoding '{encoding}' is not supported; use gzip, snappy or identity.",
+    message:
+      "Content-Encoding '{encoding}' is not supported; use gzip, x-gzip, deflate, br, zstd, snappy or identity, at most three stacked.",
   },
   ORIGIN_HTTP_BODY_CORRUPT: {
     category: 'encoding',

@@ -64,6 +64,16 @@ const XZ_FEED_BYTES = 1024;
 /** The memory liblzma may use to decode (`xz -9` needs 65 MiB); more is refused as too large. */
 const XZ_MEMORY_LIMIT = 2 ** 27;
 
+/** What {@link createDecompressor} may be told beyond the codec and budget. */
+export interface DecompressorOptions {
+  /**
+   * Zstandard only: the largest window a frame may need. A frame that needs more is refused as `'corrupt'` before
+   * fzstd allocates its window (the HTTP `zstd` content coding, RFC 9659 §3, allows 8 MiB). Without it, windows
+   * up to 2^27 bytes are accepted and larger ones are `'tooLarge'`.
+   */
+  readonly maxWindowBytes?: number;
+}
+
 /**
  * A streaming decompressor of `codec` whose output goes to `ondata` in order, in pieces the caller owns. Output past
  * `maxOutputBytes` in all (or a Zstandard frame that declares more) stops it with a `'tooLarge'`
@@ -79,6 +89,7 @@ export function createDecompressor(
   codec: StreamCodec,
   ondata: (data: Uint8Array) => void,
   maxOutputBytes: number,
+  options: DecompressorOptions = {},
 ): Decompressor {
   let produced = 0;
   const counted = (data: Uint8Array): void => {
@@ -96,7 +107,7 @@ export function createDecompressor(
     zstandard: zstdDecompressor,
     snappy: snappyDecompressor,
   };
-  return guarded(codec, make[codec](counted, maxOutputBytes));
+  return guarded(codec, make[codec](counted, maxOutputBytes, options));
 }
 
 /**
@@ -327,9 +338,13 @@ function snappyDecompressor(ondata: (data: Uint8Array) => void): Made {
  * each frame's content is known and its checksum (the low 32 bits of its XXH64, RFC 8878 §3.1.1) is checked, as
  * `zstd -d` does; fzstd decodes but checks no checksum. XXH64 is @node-rs/xxhash's.
  */
-function zstdDecompressor(ondata: (data: Uint8Array) => void, maxOutputBytes: number): Made {
+function zstdDecompressor(
+  ondata: (data: Uint8Array) => void,
+  maxOutputBytes: number,
+  options: DecompressorOptions,
+): Made {
   const { emit, passThrough } = passing(ondata);
-  const frames = new ZstdFrameScanner(maxOutputBytes);
+  const frames = new ZstdFrameScanner(maxOutputBytes, options.maxWindowBytes);
   let decoder: ZstdDecompress | undefined;
   let hash = new Xxh64(0n);
   const feed = (bytes: Uint8Array, final: boolean): void => {
@@ -379,6 +394,7 @@ interface FrameEnd {
  */
 class ZstdFrameScanner {
   readonly #maxOutputBytes: number;
+  readonly #maxWindowBytes: number | undefined;
   /** Header bytes gathered so far (a frame header is at most 18 bytes, a block header 3, a checksum 4). */
   #head: number[] = [];
   /** Bytes of the current state's header still needed, or bytes of data still to skip. */
@@ -389,8 +405,9 @@ class ZstdFrameScanner {
   #ends: FrameEnd[] = [];
   bytes = 0;
 
-  constructor(maxOutputBytes: number) {
+  constructor(maxOutputBytes: number, maxWindowBytes: number | undefined) {
     this.#maxOutputBytes = maxOutputBytes;
+    this.#maxWindowBytes = maxWindowBytes;
   }
 
   /** Follows `chunk`; returns where frames end in it. Throws a {@link DecompressError} at a refused header. */
@@ -521,6 +538,13 @@ class ZstdFrameScanner {
         'tooLarge',
         'zstandard',
         `a frame declares ${contentSize} bytes of content, over ${this.#maxOutputBytes}`,
+      );
+    }
+    if (this.#maxWindowBytes !== undefined && window > this.#maxWindowBytes) {
+      throw new DecompressError(
+        'corrupt',
+        'zstandard',
+        `a frame needs a ${window}-byte window, over the ${this.#maxWindowBytes} bytes allowed here`,
       );
     }
     if (window > ZSTD_MAX_WINDOW) {

@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable, pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable, pipeline, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, type Zlib } from 'node:zlib';
 import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
 import type { BodyPaceWatch, PacedRead } from './body-pace';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
 import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
+import { DecompressError, createDecompressor } from '../formats/decompressors';
 
 /**
  * A request body to read: Node's `IncomingMessage`, or any `Readable` / async iterable of bytes with the
@@ -47,8 +48,16 @@ export interface BodyReadOptions {
   readonly onRawChunk?: (chunk: Uint8Array) => void;
 }
 
-/** The size of the decoded chunks that gzip and raw snappy produce. */
+/** The size of the decoded chunks that gzip, deflate, brotli and raw snappy produce. */
 const DECODED_CHUNK_BYTES = 64 * 1024;
+/** The largest window a `zstd` body may need: RFC 9659 §3 holds encoders to 8 MiB for the HTTP content coding. */
+const ZSTD_MAX_WINDOW_BYTES = 8 * 1024 * 1024;
+/**
+ * A zstd body is handed to the decoder this much at a time, and the output is passed on (and counted against the
+ * limit) as soon as 64 KiB have gathered: fzstd decodes all it is given before returning, and a Zstandard RLE
+ * block turns 4 bytes into 128 KiB, so one piece decodes to at most about 16 MiB however hostile the body.
+ */
+const ZSTD_FEED_BYTES = 512;
 
 interface Limit {
   readonly maxRequestBytes: number;
@@ -94,10 +103,11 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
 
 /**
  * Reads a request body and yields it DECODED, chunk by chunk, undoing its `Content-Encoding` (absent or
- * `identity`: as sent; `gzip` / `x-gzip`, one or more members; `snappy`: the framing format when the body starts
- * with the stream identifier, else one raw snappy block as Prometheus remote-write sends; a list such as
- * `gzip, snappy` is undone in reverse order, see {@link checkContentEncoding}). An empty body yields nothing,
- * whatever its Content-Encoding.
+ * `identity`: as sent; `gzip` / `x-gzip`, one or more members; `deflate`: the zlib format, or raw deflate when
+ * the body does not open with a zlib header; `br`; `zstd`, window at most 8 MiB; `snappy`: the framing format
+ * when the body starts with the stream identifier, else one raw snappy block as Prometheus remote-write sends; a
+ * list such as `gzip, br` is undone in reverse order, see {@link checkContentEncoding}). An empty body yields
+ * nothing, whatever its Content-Encoding.
  *
  * The reading is pull-based: nothing is read from `body` until the consumer asks for the next chunk, and at most
  * a few small fixed buffers (of 64 KiB or less) are held ahead of the consumer, so a slow consumer slows the client down
@@ -110,7 +120,8 @@ export function declaredLengthTooLarge(headers: IncomingHttpHeaders, maxRequestB
  * - `ORIGIN_HTTP_BODY_TOO_LARGE` (413), params `{ which: 'raw' | 'decoded', limitMb, limitBytes }`, as soon as
  *   either count passes `maxRequestBytes` (a raw snappy block: as soon as its declared length does); decoding
  *   stops at once, so a gzip bomb costs no more than the limit;
- * - `ORIGIN_HTTP_BODY_CORRUPT` (400), params `{ encoding, detail }`, when the body does not decode;
+ * - `ORIGIN_HTTP_BODY_CORRUPT` (400), params `{ encoding, detail }`, when the body does not decode (including
+ *   bytes after the end of a deflate or br stream, and a zstd frame that needs a window over 8 MiB);
  * - `ORIGIN_HTTP_BODY_ABORTED` (400) when the client closes the connection before the body is complete (or the
  *   body stream fails);
  * - the signal's `reason` when `options.signal` aborts.
@@ -144,10 +155,35 @@ async function* decodeBody(
   let stream: AsyncIterable<Uint8Array> = readRawBody(body, limit, signal, progress, onRawChunk);
   // The list names codings in the order they were applied, so they are undone from the last one back.
   for (let i = codings.length - 1; i >= 0; i--) {
-    const decoded = codings[i] === 'gzip' ? gunzip(stream, signal) : unsnappy(stream, limit, signal);
-    stream = limitDecoded(decoded, limit, signal);
+    stream = limitDecoded(decoderOf(codings[i]!, stream, limit, signal), limit, signal);
   }
   yield* stream;
+}
+
+/** The decoded bytes of `source`, a body (or the output of the stage before) encoded with `coding`. */
+function decoderOf(
+  coding: ContentCoding,
+  source: AsyncIterable<Uint8Array>,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncIterable<Uint8Array> {
+  switch (coding) {
+    case 'gzip':
+      return zlibDecode('gzip', source, () => createGunzip({ chunkSize: DECODED_CHUNK_BYTES }), signal);
+    case 'deflate':
+      return inflate(source, signal);
+    case 'br':
+      return zlibDecode(
+        'br',
+        source,
+        () => createBrotliDecompress({ chunkSize: DECODED_CHUNK_BYTES }),
+        signal,
+      );
+    case 'zstd':
+      return unzstd(source, limit, signal);
+    case 'snappy':
+      return unsnappy(source, limit, signal);
+  }
 }
 
 async function* readRawBody(
@@ -243,37 +279,163 @@ async function peek(
   return step.done === true ? undefined : { first: step.value, rest };
 }
 
-async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+/**
+ * The source's first `bytes` bytes at least (fewer when the source ends before), as one piece, and the rest of
+ * the source; `undefined` when the source is empty.
+ */
+async function gather(
+  source: AsyncIterable<Uint8Array>,
+  bytes: number,
+): Promise<{ prefix: Uint8Array; rest: AsyncIterator<Uint8Array> } | undefined> {
+  const rest = source[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
   try {
+    while (headBytes < bytes) {
+      const step = await rest.next();
+      if (step.done === true) break;
+      head.push(step.value);
+      headBytes += step.value.length;
+    }
+  } catch (error) {
+    await rest.return?.();
+    throw error;
+  }
+  if (headBytes === 0) return undefined;
+  return { prefix: head.length === 1 ? head[0]! : Buffer.concat(head), rest };
+}
+
+/** `first`, then the rest; `counter`, when given, counts the bytes handed out. */
+async function* prepend(
+  first: Uint8Array,
+  rest: AsyncIterator<Uint8Array>,
+  counter?: { bytes: number },
+): AsyncGenerator<Uint8Array> {
+  try {
+    if (counter !== undefined) counter.bytes += first.length;
     yield first;
-    yield* { [Symbol.asyncIterator]: () => rest };
+    for (;;) {
+      const step = await rest.next();
+      if (step.done === true) return;
+      if (counter !== undefined) counter.bytes += step.value.length;
+      yield step.value;
+    }
   } finally {
     await rest.return?.();
   }
 }
 
-async function* gunzip(
+/**
+ * `source` through one of Node's zlib decoders (made by `make`), pulled: the decoder holds at most its window and
+ * a chunk or two of output, and the consumer's pace drives it.
+ */
+async function* zlibDecode(
+  coding: ContentCoding,
   source: AsyncIterable<Uint8Array>,
+  make: () => Transform & Zlib,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   // zlib calls an empty input truncated; an empty body is empty whatever its Content-Encoding says.
   const head = await peek(source);
   if (head === undefined) return;
-  const inflater = createGunzip({ chunkSize: DECODED_CHUNK_BYTES });
-  const feeder = Readable.from(prepend(head.first, head.rest), { objectMode: false });
-  // The pipeline carries a source error into the inflater, where the loop below sees it; errors raised while
+  const decoder = make();
+  const fed = { bytes: 0 };
+  const feeder = Readable.from(prepend(head.first, head.rest, fed), { objectMode: false });
+  // The pipeline carries a source error into the decoder, where the loop below sees it; errors raised while
   // tearing down are already reported there, hence the empty handlers.
   feeder.on('error', ignore);
-  inflater.on('error', ignore);
-  pipeline(feeder, inflater, ignore);
+  decoder.on('error', ignore);
+  pipeline(feeder, decoder, ignore);
   try {
-    for await (const chunk of inflater) yield chunk as Buffer;
+    for await (const chunk of decoder) yield chunk as Buffer;
   } catch (error) {
-    throw decodeFailure('gzip', error, signal);
+    throw decodeFailure(coding, error, signal);
   } finally {
-    inflater.destroy();
+    decoder.destroy();
     feeder.destroy();
   }
+  // zlib and brotli stop at the end of their stream and drop what follows; gzip reads it as another member.
+  // Bytes after the end are refused as gzip's are, so that a body is never silently cut short.
+  if (decoder.bytesWritten < fed.bytes) {
+    throw new OriginError('ORIGIN_HTTP_BODY_CORRUPT', {
+      encoding: coding,
+      detail: `${fed.bytes - decoder.bytesWritten} bytes follow the end of the compressed stream`,
+    });
+  }
+}
+
+/**
+ * True when `cmf` and `flg` open a zlib stream (RFC 1950 §2.2): deflate (CM 8) with a window of at most 32 KiB,
+ * and FCHECK making the pair a multiple of 31. A raw deflate stream opens with block bits that pass this check
+ * for few first bytes; the check is the one browsers and curl use to read both forms of `deflate`.
+ */
+export function isZlibHeader(cmf: number, flg: number): boolean {
+  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;
+}
+
+/**
+ * `deflate`: RFC 9110 §8.4.1.2 means the zlib format, but some clients send raw deflate under that name; the
+ * first two bytes tell which (see {@link isZlibHeader}).
+ */
+async function* inflate(
+  source: AsyncIterable<Uint8Array>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const head = await gather(source, 2);
+  if (head === undefined) return;
+  const zlib = head.prefix.length >= 2 && isZlibHeader(head.prefix[0]!, head.prefix[1]!);
+  const options = { chunkSize: DECODED_CHUNK_BYTES };
+  yield* zlibDecode(
+    'deflate',
+    prepend(head.prefix, head.rest),
+    () => (zlib ? createInflate(options) : createInflateRaw(options)),
+    signal,
+  );
+}
+
+/**
+ * `zstd` through the Zstandard decompressor the formats use (fzstd, with frame checksums checked and every frame
+ * header checked before fzstd allocates for it), its window held to RFC 9659's 8 MiB. The body goes in
+ * {@link ZSTD_FEED_BYTES} at a time, and what a piece decoded is passed on (in pieces of about
+ * {@link DECODED_CHUNK_BYTES}) before the next piece is decoded.
+ */
+async function* unzstd(
+  source: AsyncIterable<Uint8Array>,
+  limit: Limit,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const decoder = createDecompressor(
+    'zstandard',
+    (data) => {
+      // fzstd's streaming decoder hands out each block as a new array: it is the consumer's without a copy.
+      pending.push(data);
+      pendingBytes += data.length;
+    },
+    limit.maxRequestBytes,
+    { maxWindowBytes: ZSTD_MAX_WINDOW_BYTES },
+  );
+  const take = (): Uint8Array[] => {
+    const out = pending;
+    pending = [];
+    pendingBytes = 0;
+    return out;
+  };
+  try {
+    for await (const chunk of source) {
+      for (let at = 0; at < chunk.length; at += ZSTD_FEED_BYTES) {
+        decoder.push(chunk.subarray(at, at + ZSTD_FEED_BYTES));
+        if (pendingBytes >= DECODED_CHUNK_BYTES) yield* take();
+      }
+    }
+    decoder.end();
+  } catch (error) {
+    if (error instanceof DecompressError && error.kind === 'tooLarge')
+      throw bodyTooLargeError('decoded', limit);
+    throw decodeFailure('zstd', error instanceof DecompressError ? new Error(error.detail) : error, signal);
+  }
+  yield* take();
 }
 
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
@@ -287,19 +449,11 @@ async function* unsnappy(
   limit: Limit,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const iterator = source[Symbol.asyncIterator]();
+  // Enough bytes to tell the framing format from a raw block, and to hold a raw block's whole length varint.
+  const head = await gather(source, SNAPPY_STREAM_IDENTIFIER.length);
+  if (head === undefined) return;
+  const { prefix, rest: iterator } = head;
   try {
-    // Enough bytes to tell the framing format from a raw block, and to hold a raw block's whole length varint.
-    const head: Uint8Array[] = [];
-    let headBytes = 0;
-    while (headBytes < SNAPPY_STREAM_IDENTIFIER.length) {
-      const step = await iterator.next();
-      if (step.done === true) break;
-      head.push(step.value);
-      headBytes += step.value.length;
-    }
-    if (headBytes === 0) return;
-    const prefix = head.length === 1 ? head[0]! : Buffer.concat(head);
     if (startsWith(prefix, SNAPPY_STREAM_IDENTIFIER)) {
       const decoder = new SnappyFramedDecoder();
       yield* decoder.push(prefix);

@@ -12,6 +12,7 @@ import { FORWARDED_HEADER_NAMES } from '../http/client-address';
 import { rateLimitOptionsSchema } from './rate-limit-options';
 import { corsSchema } from '../http/cors';
 import { traceContextSchema } from './trace-context';
+import { DEFAULT_COMPRESS_MIN_BYTES } from '../response/response-compression';
 import { DEFAULT_TLS_PROTOCOLS, KEYSTORE_TYPES, TLS_PROTOCOLS } from '../tls/tls-options';
 import { idempotencySchema } from '../idempotency/idempotency-options';
 
@@ -486,6 +487,16 @@ function httpResponseSchema(): JsonSchema {
     sendErrorDetails: bool(
       false,
       "(addition) Send Error Details: answer a failed batch (ORIGIN_PIPELINE_FAILED), an unexpected failure (ORIGIN_INTERNAL_ERROR) and a response that could not be rendered or validated (ORIGIN_RESPONSE_RENDER_FAILED, ORIGIN_RESPONSE_SCHEMA_INVALID) with the underlying error's message word for word. Off: the client gets the code, a generic text and the request ID; the message still reaches the origin's rejection event. Such messages can carry paths, queries or secrets.",
+    ),
+    compress: bool(
+      false,
+      "(addition) Compress responses with br or gzip, whichever the client's Accept-Encoding rates higher (br on a tie; q-values, identity;q=0 and * honoured), when the body has at least compressMinBytes bytes; every response with a body then carries Vary: Accept-Encoding. A response the pipeline gave a Content-Encoding of its own is left alone. See docs/content-encoding.md.",
+    ),
+    compressMinBytes: integer(
+      DEFAULT_COMPRESS_MIN_BYTES,
+      0,
+      undefined,
+      '(addition) With compress: the smallest response body, in bytes as rendered, that is compressed; smaller ones are sent as they are unless the client refused identity.',
     ),
   });
 }

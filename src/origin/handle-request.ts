@@ -18,6 +18,7 @@ import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/run
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
 import type { ResponseRenderer } from '../response/response-renderer';
+import { compressResponse } from '../response/response-compression';
 import { BufferedResponseSink } from '../response/buffered-response-sink';
 import type { ReleaseSlot, RequestAdmission, SlotWaiter } from './admission';
 import { applicationIdOf, type ApplicationIdList } from './application-id';
@@ -1070,13 +1071,34 @@ function pipelineError(error: unknown): OriginError {
   return new OriginError('ORIGIN_PIPELINE_FAILED', { detail }, { cause: error });
 }
 
-/** Writes a rendered answer; returns its body's length in bytes (0 when the response was gone already). */
+/**
+ * Writes a rendered answer, compressed first when `httpResponse.compress` is on and the client accepts a coding.
+ * Returns the rendered body's length in bytes before any Content-Encoding (what the metrics count as sent), 0 when
+ * the response was gone already.
+ */
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
   rendered: RenderedResponse,
   extra: Record<string, string>,
 ): number {
+  if (res.headersSent || res.destroyed) return 0;
+  const { httpResponse } = ctx.config;
+  if (!httpResponse.compress) return write(ctx, res, rendered, extra);
+  compressResponse(rendered, res.req.headers['accept-encoding'], httpResponse, (response) => {
+    write(ctx, res, response, extra);
+  });
+  return renderedBodyLength(rendered.body);
+}
+
+/** Writes `rendered` as it is; returns its body's length in bytes (0 when the response was gone already). */
+function write(
+  ctx: Pick<RequestContext, 'isClosing' | 'config'>,
+  res: ServerResponse,
+  rendered: RenderedResponse,
+  extra: Record<string, string>,
+): number {
+  // Compression may have taken a moment: the client may be gone meanwhile.
   if (res.headersSent || res.destroyed) return 0;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);

@@ -57,4 +57,11 @@ export interface HttpResponseConfig {
    * client word for word. Off by default: the client gets the code and a generic text (decision 0046).
    */
   readonly sendErrorDetails: boolean;
+  /**
+   * (addition) Compress responses with `br` or `gzip` as the client's `Accept-Encoding` asks, adding
+   * `Vary: Accept-Encoding`. Off by default (decision 0101).
+   */
+  readonly compress: boolean;
+  /** (addition) With `compress`, the smallest rendered body in bytes that is compressed; default 1024. */
+  readonly compressMinBytes: number;
 }

@@ -158,3 +158,12 @@ it('examples/idempotency processes an order once, replays the resend, refuses a 
   expect(out[1]).toContain('"orderNumber":1');
   expect(out[4]).toBe('orders processed: 1');
 });
+
+it('examples/compressed sends a gzip, br body and gets a br answer; an unknown coding is refused', () => {
+  const out = runExample('compressed').trim().split('\n');
+  expect(out).toEqual([
+    expect.stringMatching(/^sent 2589 bytes as \d+ \(gzip, br\)$/) as unknown,
+    expect.stringMatching(/^200 br Accept-Encoding 100 records in \d+ bytes$/) as unknown,
+    '415 gzip, x-gzip, deflate, br, zstd, snappy',
+  ]);
+});

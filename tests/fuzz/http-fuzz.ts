@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { compressSync } from 'snappy';
 import type { OriginConfigInput } from '../../src/origin/config';
@@ -88,7 +88,7 @@ export interface FuzzRequest {
     readonly seed: number;
     readonly mutations: readonly Mutation[];
     /** Applied in order: `gzip`, `snappy`, or `identity`; the matching Content-Encoding is sent unless `lie`. */
-    readonly codings: readonly ('gzip' | 'snappy')[];
+    readonly codings: readonly ('gzip' | 'deflate' | 'br' | 'snappy')[];
     /** Mutations of the encoded bytes. */
     readonly encodedMutations: readonly Mutation[];
     readonly random: Uint8Array | undefined;
@@ -187,7 +187,12 @@ export function fuzzRequests(target: FuzzTarget): fc.Arbitrary<FuzzRequest> {
     body: fc.record({
       seed: fc.nat({ max: target.seeds.length - 1 }),
       mutations: mutations(4),
-      codings: fc.array(fc.constantFrom('gzip' as const, 'snappy' as const), { maxLength: 2 }),
+      codings: fc.array(
+        fc.constantFrom('gzip' as const, 'deflate' as const, 'br' as const, 'snappy' as const),
+        {
+          maxLength: 2,
+        },
+      ),
       encodedMutations: fc.oneof(
         { weight: 3, arbitrary: fc.constant([]) },
         { weight: 1, arbitrary: mutations(2) },
@@ -209,6 +214,14 @@ export function fuzzRequests(target: FuzzTarget): fc.Arbitrary<FuzzRequest> {
   });
 }
 
+/** The encoder of each coding the fuzzer applies (zlib's, and the snappy package's raw block). */
+const ENCODERS = {
+  gzip: (body: Buffer) => gzipSync(body),
+  deflate: (body: Buffer) => deflateSync(body),
+  br: (body: Buffer) => brotliCompressSync(body),
+  snappy: (body: Buffer) => compressSync(body),
+};
+
 /** The request's bytes: request line, headers, framing and (encoded, mutated) body. */
 export function requestBytes(target: FuzzTarget, r: FuzzRequest): Buffer {
   let body: Buffer;
@@ -217,7 +230,7 @@ export function requestBytes(target: FuzzTarget, r: FuzzRequest): Buffer {
     body = target.seeds[r.body.seed]?.input ?? Buffer.alloc(0);
     for (const m of r.body.mutations) body = applyMutation(target, body, m);
   }
-  for (const coding of r.body.codings) body = coding === 'gzip' ? gzipSync(body) : compressSync(body);
+  for (const coding of r.body.codings) body = ENCODERS[coding](body);
   for (const m of r.body.encodedMutations) body = applyMutation(target, body, m);
   const lines = [`${r.method} ${r.path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
   for (const [name, value] of r.headers) {

@@ -1,4 +1,5 @@
 import { isOriginError } from '../../src/errors/origin-error';
+import { isZlibHeader } from '../../src/http/body-reader';
 import { checkContentEncoding, MAX_CONTENT_CODINGS } from '../../src/http/content-encoding';
 
 function unsupported(headerValue: string | string[]): unknown {
@@ -19,8 +20,11 @@ describe('checkContentEncoding', () => {
     expect(checkContentEncoding(' Identity , ')).toEqual([]);
   });
 
-  it('accepts gzip, x-gzip and snappy, trimmed and in any case', () => {
+  it('accepts gzip, x-gzip, deflate, br, zstd and snappy, trimmed and in any case', () => {
     expect(checkContentEncoding('gzip')).toEqual(['gzip']);
+    expect(checkContentEncoding('Deflate')).toEqual(['deflate']);
+    expect(checkContentEncoding(' BR')).toEqual(['br']);
+    expect(checkContentEncoding('zstd ')).toEqual(['zstd']);
     expect(checkContentEncoding(' GZip ')).toEqual(['gzip']);
     expect(checkContentEncoding('X-GZIP')).toEqual(['gzip']);
     expect(checkContentEncoding('SNAPPY')).toEqual(['snappy']);
@@ -30,12 +34,14 @@ describe('checkContentEncoding', () => {
     expect(checkContentEncoding('gzip, identity')).toEqual(['gzip']);
     expect(checkContentEncoding('gzip,snappy')).toEqual(['gzip', 'snappy']);
     expect(checkContentEncoding(['snappy', 'gzip'])).toEqual(['snappy', 'gzip']);
+    expect(checkContentEncoding('gzip, br, zstd')).toEqual(['gzip', 'br', 'zstd']);
   });
 
   it('refuses an unknown coding, naming it as sent', () => {
-    expect(unsupported('br')).toEqual({ encoding: 'br' });
-    expect(unsupported('gzip, Deflate')).toEqual({ encoding: 'Deflate' });
-    expect(unsupported('compress')).toEqual({ encoding: 'compress' });
+    expect(unsupported('brotli')).toEqual({ encoding: 'brotli' });
+    expect(unsupported('gzip, Compress')).toEqual({ encoding: 'Compress' });
+    expect(unsupported('x-compress')).toEqual({ encoding: 'x-compress' });
+    expect(unsupported('lz4')).toEqual({ encoding: 'lz4' });
     expect(unsupported('__proto__')).toEqual({ encoding: '__proto__' });
   });
 
@@ -43,5 +49,21 @@ describe('checkContentEncoding', () => {
     const allowed = Array.from({ length: MAX_CONTENT_CODINGS }, () => 'gzip').join(', ');
     expect(checkContentEncoding(allowed)).toHaveLength(MAX_CONTENT_CODINGS);
     expect(unsupported(`${allowed}, gzip`)).toEqual({ encoding: `${allowed}, gzip` });
+  });
+});
+
+describe('isZlibHeader', () => {
+  it('tells the zlib format from raw deflate by the first two bytes, as zlib itself writes them', async () => {
+    const { deflateSync, deflateRawSync } = await import('node:zlib');
+    const text = Buffer.from('{"a":1}\n'.repeat(100));
+    for (const level of [0, 1, 6, 9]) {
+      const zlib = deflateSync(text, { level });
+      expect(isZlibHeader(zlib[0]!, zlib[1]!)).toBe(true);
+      const raw = deflateRawSync(text, { level });
+      expect(isZlibHeader(raw[0]!, raw[1]!)).toBe(false);
+    }
+    // A window over 32 KiB (CINFO 8) or another method than deflate is not zlib.
+    expect(isZlibHeader(0x88, 0x1c)).toBe(false);
+    expect(isZlibHeader(0x79, 0xda)).toBe(false);
   });
 });

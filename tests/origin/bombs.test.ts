@@ -1,4 +1,15 @@
-import { crc32, createDeflateRaw, createGzip, type Gzip, type DeflateRaw } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  brotliCompressSync,
+  crc32,
+  createDeflate,
+  createDeflateRaw,
+  createGzip,
+  type Deflate,
+  type DeflateRaw,
+  type Gzip,
+} from 'node:zlib';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
 import { pack } from 'tar-stream';
 import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/formats/snappy-framing';
@@ -15,8 +26,33 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-/** `source` compressed with `stream` (gzip or raw deflate), a megabyte at a time. */
-async function compressed(stream: Gzip | DeflateRaw, source: AsyncIterable<Buffer>): Promise<Buffer> {
+/**
+ * The highest resident memory sampled (every 5 ms, and after a collection before) while `run` runs, less what it
+ * was before: the peak a bomb caused, not what was left after it.
+ */
+async function peakRssGrowth<T>(run: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  const before = rss();
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  try {
+    const result = await run();
+    return { result, growth: Math.max(peak, process.memoryUsage().rss) - before };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** Peak growth of resident memory a Content-Encoding bomb may cause under a 10 MB limit (it decodes to 300+ MB). */
+const ENCODING_BOMB_RSS_BYTES = 100 * MB;
+
+/** Bombs made by the real encoders (tests/fixtures/http/content-encodings/generate.sh): 1 GB of zeros each. */
+const ENCODING_FIXTURES = join(__dirname, '..', 'fixtures', 'http', 'content-encodings');
+
+/** `source` compressed with `stream` (gzip, zlib or raw deflate), a megabyte at a time. */
+async function compressed(
+  stream: Gzip | Deflate | DeflateRaw,
+  source: AsyncIterable<Buffer>,
+): Promise<Buffer> {
   const out: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => out.push(chunk));
   const done = new Promise((resolve) => stream.on('end', resolve));
@@ -61,6 +97,30 @@ async function zipOfZeros(name: string, bytes: number): Promise<Buffer> {
   end.writeUInt32LE(central.length + fileName.length, 12);
   end.writeUInt32LE(local.length + fileName.length + data.length, 16);
   return Buffer.concat([local, fileName, data, central, fileName, end]);
+}
+
+/** `data` as one Zstandard frame of raw (stored) blocks: zstd as a plain wrapper, as some clients stack it. */
+function zstdRawFrame(data: Buffer): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00])]; // magic; no size, no checksum; 1 KiB window
+  for (let at = 0; at < data.length || at === 0; at += 1024) {
+    const block = data.subarray(at, at + 1024);
+    const last = at + 1024 >= data.length ? 1 : 0;
+    const header = Buffer.alloc(3);
+    header.writeUIntLE((block.length << 3) | last, 0, 3); // block type 0: raw
+    parts.push(header, block);
+  }
+  return Buffer.concat(parts);
+}
+
+/** One Zstandard frame (8 MiB window) of `blocks` RLE blocks, each 128 KiB of zeros from 4 bytes. */
+function zstdRleFrame(blocks: number): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (23 - 10) << 3])];
+  for (let i = 0; i < blocks; i++) {
+    const header = Buffer.alloc(4);
+    header.writeUIntLE(((128 * 1024) << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0), 0, 3); // type 1: RLE
+    parts.push(header);
+  }
+  return Buffer.concat(parts);
 }
 
 async function* repeatZeros(bytes: number, zeros = Buffer.alloc(MB)): AsyncGenerator<Buffer> {
@@ -116,6 +176,47 @@ describe('bombs and oversize requests', () => {
     const rawAnswer = await send(running.url, { body: raw, headers: { 'Content-Encoding': 'snappy' } });
     expect(rawAnswer.status).toBe(413);
     expect(rss() - before).toBeLessThan(FLAT_RSS_BYTES);
+  });
+
+  /** Issue 18 item 2: a bomb per Content-Encoding, each stopped at the decoded-size limit with memory flat. */
+  it.each<[string, string, () => Promise<Buffer>]>([
+    ['x-gzip', '300 MB of zeros, zlib', () => compressed(createGzip({ level: 1 }), repeatZeros(300 * MB))],
+    [
+      'deflate',
+      '300 MB of zeros in the zlib format',
+      () => compressed(createDeflate(), repeatZeros(300 * MB)),
+    ],
+    [
+      'deflate',
+      '300 MB of zeros as raw deflate',
+      () => compressed(createDeflateRaw(), repeatZeros(300 * MB)),
+    ],
+    ['br', '1 GB of zeros, brotli -q 5', async () => readFileSync(join(ENCODING_FIXTURES, 'bomb.br'))],
+    ['zstd', '1 GB of zeros, zstd -19', async () => readFileSync(join(ENCODING_FIXTURES, 'bomb.zst'))],
+    ['zstd', '1 GB of zeros in RLE blocks (4 bytes each for 128 KiB)', async () => zstdRleFrame(8192)],
+    [
+      'gzip, br',
+      'a gzip bomb of 300 MB inside brotli',
+      async () => brotliCompressSync(await compressed(createGzip({ level: 1 }), repeatZeros(300 * MB))),
+    ],
+    [
+      'br, zstd',
+      'the brotli bomb of 1 GB inside zstd (hand-made frame of raw blocks)',
+      async () => zstdRawFrame(readFileSync(join(ENCODING_FIXTURES, 'bomb.br'))),
+    ],
+  ])('answers 413 to a Content-Encoding %s bomb (%s) with memory flat', async (encoding, _what, make) => {
+    running = await startOrigin({ http: { maxRequestSizeMb: 10 } });
+    const bomb = await make();
+    expect(bomb.length).toBeLessThan(2 * MB);
+    const { result: answer, growth } = await peakRssGrowth(() =>
+      send(running!.url, { body: bomb, headers: { 'Content-Encoding': encoding } }),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.text).toContain('ORIGIN_HTTP_BODY_TOO_LARGE - The decoded request body');
+    // Measured 0 to 25 MB: the decoders stop at the 10 MB limit, holding a window and a chunk or two each.
+    expect(growth).toBeLessThan(ENCODING_BOMB_RSS_BYTES);
+    // The origin goes on serving.
+    expect((await send(running.url, { body: '{}' })).status).toBe(200);
   });
 
   it('answers 413 to a zip bomb and to a tar.gz bomb (300 MB of zeros each)', async () => {

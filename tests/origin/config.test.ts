@@ -149,6 +149,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     validateSchema: false,
     xmlSchema: '',
     sendErrorDetails: false,
+    compress: false,
+    compressMinBytes: 1024,
   },
 };
 

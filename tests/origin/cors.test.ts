@@ -135,7 +135,7 @@ describe('CORS (http.cors)', () => {
     ],
     [
       '415 for an unknown Content-Encoding',
-      { 'X-ENGINE-APPLICATION-ID': 'shop', 'Content-Encoding': 'br' },
+      { 'X-ENGINE-APPLICATION-ID': 'shop', 'Content-Encoding': 'compress' },
       undefined,
       415,
     ],

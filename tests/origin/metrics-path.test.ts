@@ -226,7 +226,7 @@ describe('http.metricsPath after a mixed run', () => {
     await refused(b, await post(url, '', toBeta, 'TRACE'), 405, 'ORIGIN_HTTP_METHOD_NOT_ALLOWED');
     await refused(
       a,
-      await post(url, '{}', { ...toAlpha, 'Content-Encoding': 'br' }),
+      await post(url, '{}', { ...toAlpha, 'Content-Encoding': 'compress' }),
       415,
       'ORIGIN_HTTP_ENCODING_UNSUPPORTED',
     );

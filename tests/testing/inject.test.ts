@@ -83,7 +83,7 @@ const cases: [string, OriginConfigInput, Pipeline, InjectRequest][] = [
     'an unknown Content-Encoding (415)',
     json,
     echoPipeline,
-    { headers: { 'Content-Encoding': 'br' }, body: 'x' },
+    { headers: { 'Content-Encoding': 'compress' }, body: 'x' },
   ],
   [
     'a corrupt gzip body (400)',
