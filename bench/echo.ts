@@ -22,6 +22,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { runFairness } from './fairness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -79,6 +80,8 @@ function pinSelf(core: number): boolean {
 }
 
 const pinned = availableParallelism() >= 2 && pinSelf(1);
+// Other modes, each in its own file: `npm run bench -- --fairness`.
+if (process.argv.includes('--fairness')) process.exit((await runFairness(pinned)) ? 0 : 1);
 
 /** A key and a certificate for 127.0.0.1 in one PEM file, `keystore.pem`, for the https server. */
 function makeTlsDir(): string {

@@ -3,6 +3,7 @@ import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator
 import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
+import type { DataRecord, RequestRecordSource } from '../record/data-record';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
 import {
   ACCEPTED_CONTENT_ENCODINGS,
@@ -12,7 +13,11 @@ import {
 import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
-import { applyRecordErrorPolicy } from './record-error-policy';
+import {
+  applyRecordErrorPolicy,
+  applyRecordErrorPolicyToRecords,
+  requestRecordOf,
+} from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
@@ -29,6 +34,7 @@ import type { HeapGuard } from './heap-guard';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
+import { renderInTurns, rendersInTurns, type PiecedResponse } from './render-in-turns';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -227,6 +233,7 @@ class ServedRequest implements SlotWaiter {
         ctx.body.createParser(source),
         ctx.body.maxRecords,
         ctx.heap,
+        this.#info,
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
@@ -267,6 +274,14 @@ class ServedRequest implements SlotWaiter {
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;
+    // A huge response (a large body echoed) is rendered over several turns, so other clients are served meanwhile.
+    if (rendersInTurns(renderer, sink)) {
+      renderInTurns(renderer, sink, (error, pieced) => {
+        if (pieced === undefined) this.fail(error);
+        else this.answer(batch, pieced);
+      });
+      return;
+    }
     if (renderer.validated) {
       renderer.validated(sink).then(
         (rendered) => this.answer(batch, rendered),
@@ -283,7 +298,7 @@ class ServedRequest implements SlotWaiter {
     this.answer(batch, rendered);
   }
 
-  answer(batch: Batch, rendered: RenderedResponse): void {
+  answer(batch: Batch, rendered: RenderedResponse | PiecedResponse): void {
     const ctx = this.#ctx;
     try {
       send(ctx, this.#res, rendered, this.#replyHeaders);
@@ -528,15 +543,13 @@ function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: Inc
 }
 
 /** Applies On Record Error to the parse of a body and makes its batch; throws what refuses the whole request. */
-function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: IncomingRequestInfo): Batch {
+function batchOf(ctx: RequestContext, body: BodyRecords, info: IncomingRequestInfo): Batch {
   const { config } = ctx;
-  const outcome = applyRecordErrorPolicy(
-    records,
-    failures,
-    config.general.onRecordError,
-    info,
-    config.general.name,
-  );
+  const { onRecordError, name } = config.general;
+  const outcome =
+    body.made === undefined
+      ? applyRecordErrorPolicy(body.parsed.records, body.parsed.failures, onRecordError, info, name)
+      : applyRecordErrorPolicyToRecords(body.made, body.failures, onRecordError, info, name);
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
     throw new OriginError('ORIGIN_PIPELINE_STOPPED', {
@@ -563,9 +576,21 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
 /**
+ * What the parse of a body gave: the parser's own result (a body parsed whole), or, for a body pushed chunk by
+ * chunk, the request's records already made from each chunk's records as they came (decision 0090).
+ */
+type BodyRecords =
+  | { readonly parsed: ParseResult; readonly made?: undefined }
+  | { readonly made: DataRecord[]; readonly failures: ParseFailure[] };
+
+/**
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
  * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
  * and arrays, most of which a small body never uses.
+ *
+ * A pushed chunk's records become the request's records at once, so that a large body's records are made a chunk
+ * at a time, in the turns its read is spread over (decision 0090), rather than all in the step after its last
+ * chunk; the parser's short-lived record objects are not kept either.
  *
  * The body's records and failures are counted as the parser yields them: one past `maxRecords` throws
  * `ORIGIN_HTTP_TOO_MANY_RECORDS` (413) from {@link BodyParse.onChunk}, which stops the read, so a body of tiny
@@ -576,6 +601,7 @@ class BodyParse {
   readonly #parser: Parser;
   readonly #maxRecords: number;
   readonly #heap: HeapGuard;
+  readonly #source: RequestRecordSource;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -583,15 +609,16 @@ class BodyParse {
   /** The chunks after the first while gathering. */
   #more: Uint8Array[] | undefined;
   #gatheredBytes = 0;
-  #records: ParsedRecord[] | undefined;
+  #records: DataRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
   /** Records and failures so far. */
   #yielded = 0;
 
-  constructor(parser: Parser, maxRecords: number, heap: HeapGuard) {
+  constructor(parser: Parser, maxRecords: number, heap: HeapGuard, source: RequestRecordSource) {
     this.#parser = parser;
     this.#maxRecords = maxRecords;
     this.#heap = heap;
+    this.#source = source;
     this.#gathering = parser.parseAll !== undefined;
   }
 
@@ -615,8 +642,8 @@ class BodyParse {
   };
 
   /** The body's records and failures, once all its `bytes` were taken. */
-  finish(bytes: number): ParseResult {
-    if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+  finish(bytes: number): BodyRecords {
+    if (bytes === 0) return { parsed: { records: [emptyPayloadRecord()], failures: [] } };
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
     if (this.#gathering && this.#parser.parseAll) {
       const more = this.#more;
@@ -624,10 +651,10 @@ class BodyParse {
         more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
       );
       this.#count(result);
-      return result;
+      return { parsed: result };
     }
     this.#collect(this.#parser.end());
-    return { records: this.#records ?? [], failures: this.#failures ?? [] };
+    return { made: this.#records ?? [], failures: this.#failures ?? [] };
   }
 
   #gathered(): Uint8Array[] {
@@ -649,7 +676,8 @@ class BodyParse {
     this.#count(result);
     if (result.records.length > 0) {
       const records = (this.#records ??= []);
-      for (const record of result.records) records.push(record);
+      const source = this.#source;
+      for (const record of result.records) records.push(requestRecordOf(record, source, records.length));
     }
     if (result.failures.length > 0) {
       const failures = (this.#failures ??= []);
@@ -772,20 +800,35 @@ function pipelineError(error: unknown): OriginError {
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
-  rendered: RenderedResponse,
+  rendered: RenderedResponse | PiecedResponse,
   extra: Record<string, string>,
 ): void {
   if (res.headersSent || res.destroyed) return;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  headers['Content-Length'] = renderedBodyLength(rendered.body);
+  headers['Content-Length'] =
+    'pieces' in rendered ? piecesLength(rendered.pieces) : renderedBodyLength(rendered.body);
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
-  res.end(rendered.body);
+  if ('pieces' in rendered) {
+    // Buffers go to the socket as they are (one writev), with no copy into one body first.
+    res.cork();
+    for (const piece of rendered.pieces) res.write(piece);
+    res.end();
+    res.uncork();
+  } else {
+    res.end(rendered.body);
+  }
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
   const { clientReadTimeoutMs } = ctx.config.http;
   if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+}
+
+function piecesLength(pieces: readonly Buffer[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  return length;
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -1,0 +1,73 @@
+// The origin `npm run bench -- --fairness` and `npm run bench -- --memory` measure, one fresh process per case:
+//   node bench/large-body-server.mjs <json|csv> [echo|count]
+//   json — JSON `multipleObjects` (one object per line), the format's default content
+//   csv  — delimited, CSV with a header line
+//   echo — the embedded default pipeline (every record back to the caller in the envelope)
+//   count — the pipeline answers one record, the number of records it got (a pipeline that consumes its records)
+// Prints the port on stdout once listening. Runs the built package (dist/): `npm run bench` builds it first.
+//
+// Answers IPC messages: 'memory' → { rss, maxRss, heapUsed } in bytes (maxRss is the process's peak resident
+// set since it started, from getrusage, so a peak between two readings is not missed); 'gc' runs a full garbage
+// collection first when the process has --expose-gc (the memory bench starts it so), then answers 'memory';
+// 'loop-reset' starts a new event-loop delay window and 'loop' answers { maxMs }, the longest delay in it.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const [format = 'json', pipelineName = 'echo'] = process.argv.slice(2);
+const dist = process.env.BENCH_DIST
+  ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
+  : new URL('../dist/index.js', import.meta.url).href;
+const { DataRecord, InProcessRunnerPool, Origin, SendResponse, echoPipeline } = await import(dist);
+
+const send = new SendResponse();
+const pipelines = {
+  echo: echoPipeline,
+  count: (batch) => send.write(batch, [new DataRecord({ records: batch.records.length })]),
+};
+const pipeline = pipelines[pipelineName];
+const dataFormats = {
+  json: { format: 'json', json: { jsonContent: 'multipleObjects' } },
+  csv: { format: 'delimited', delimited: { delimiterFormatType: 'csv', headerLine: 'withHeader' } },
+};
+const dataFormat = dataFormats[format];
+if (pipeline === undefined || dataFormat === undefined) {
+  console.error('usage: large-body-server.mjs json|csv [echo|count]');
+  process.exit(2);
+}
+
+const slots = 10;
+const origin = new Origin(
+  {
+    http: {
+      host: '127.0.0.1',
+      port: 0,
+      maxConcurrentRequests: slots,
+      maxRequestSizeMb: 200,
+      maxRecordsPerRequest: 10_000_000,
+      // The bench measures what the body costs; the heap guard would refuse it on a small default heap.
+      maxHeapUsagePercent: 100,
+    },
+    dataFormat,
+  },
+  { runners: new InProcessRunnerPool(slots, pipeline, { runnerIdleTimeMs: 0 }) },
+);
+const port = Number(new URL(await origin.start()).port);
+
+const memory = () => {
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 };
+};
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+if (process.send) {
+  process.on('message', (message) => {
+    if (message === 'loop-reset') loop.reset();
+    if (message === 'loop-reset' || message === 'loop') process.send({ maxMs: loop.max / 1e6 });
+    if (message === 'gc' && typeof globalThis.gc === 'function') globalThis.gc();
+    if (message === 'memory' || message === 'gc') process.send(memory());
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+console.log(port);
+process.once('SIGINT', () => process.exit(0));
+process.once('SIGTERM', () => process.exit(0));
