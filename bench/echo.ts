@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runFairness } from './fairness';
+import { runMemory } from './memory';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -80,8 +81,9 @@ function pinSelf(core: number): boolean {
 }
 
 const pinned = availableParallelism() >= 2 && pinSelf(1);
-// Other modes, each in its own file: `npm run bench -- --fairness`.
+// Other modes, each in its own file: `npm run bench -- --fairness`, `npm run bench -- --memory`.
 if (process.argv.includes('--fairness')) process.exit((await runFairness(pinned)) ? 0 : 1);
+if (process.argv.includes('--memory')) process.exit((await runMemory(pinned)) ? 0 : 1);
 
 /** A key and a certificate for 127.0.0.1 in one PEM file, `keystore.pem`, for the https server. */
 function makeTlsDir(): string {

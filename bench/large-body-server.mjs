@@ -9,6 +9,8 @@
 // Answers IPC messages: 'memory' → { rss, maxRss, heapUsed } in bytes (maxRss is the process's peak resident
 // set since it started, from getrusage, so a peak between two readings is not missed); 'gc' runs a full garbage
 // collection first when the process has --expose-gc (the memory bench starts it so), then answers 'memory';
+// 'measure-next' has the next batch of more than one record measure its records' heap (after a full collection,
+// against the heap at the last 'gc'), which 'records-heap' answers as { bytes };
 // 'loop-reset' starts a new event-loop delay window and 'loop' answers { maxMs }, the longest delay in it.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -24,7 +26,20 @@ const pipelines = {
   echo: echoPipeline,
   count: (batch) => send.write(batch, [new DataRecord({ records: batch.records.length })]),
 };
-const pipeline = pipelines[pipelineName];
+// The memory bench asks for the heap the next batch's records take: measured in the pipeline, after a full
+// collection, against the heap of the last 'gc' message (the warm server).
+let measureNext = false;
+let warmHeap = 0;
+let recordsHeap = 0;
+const measuring = (inner) => (batch, context) => {
+  if (measureNext && batch.records.length > 1) {
+    measureNext = false;
+    globalThis.gc?.();
+    recordsHeap = process.memoryUsage().heapUsed - warmHeap;
+  }
+  return inner(batch, context);
+};
+const pipeline = pipelines[pipelineName] && measuring(pipelines[pipelineName]);
 const dataFormats = {
   json: { format: 'json', json: { jsonContent: 'multipleObjects' } },
   csv: { format: 'delimited', delimited: { delimiterFormatType: 'csv', headerLine: 'withHeader' } },
@@ -46,6 +61,8 @@ const origin = new Origin(
       maxRecordsPerRequest: 10_000_000,
       // The bench measures what the body costs; the heap guard would refuse it on a small default heap.
       maxHeapUsagePercent: 100,
+      // BENCH_RELEASE_MEMORY_AFTER_MB=0 measures the origin without its release after large bodies (decision 0091).
+      releaseMemoryAfterMb: Number(process.env.BENCH_RELEASE_MEMORY_AFTER_MB ?? 32),
     },
     dataFormat,
   },
@@ -63,8 +80,20 @@ if (process.send) {
   process.on('message', (message) => {
     if (message === 'loop-reset') loop.reset();
     if (message === 'loop-reset' || message === 'loop') process.send({ maxMs: loop.max / 1e6 });
-    if (message === 'gc' && typeof globalThis.gc === 'function') globalThis.gc();
+    if (message === 'gc' && typeof globalThis.gc === 'function') {
+      globalThis.gc();
+      warmHeap = process.memoryUsage().heapUsed;
+    }
     if (message === 'memory' || message === 'gc') process.send(memory());
+    if (message === 'measure-next') {
+      measureNext = true;
+      process.send({});
+    }
+    if (message === 'usage') {
+      const u = process.memoryUsage();
+      process.send({ heapTotal: u.heapTotal, external: u.external, arrayBuffers: u.arrayBuffers });
+    }
+    if (message === 'records-heap') process.send({ bytes: recordsHeap });
   });
   process.on('disconnect', () => process.exit(0));
 }

@@ -31,6 +31,7 @@ import type { BatchDeadlines } from './batch-deadlines';
 import type { BatchSignals } from './batch-signals';
 import type { BodyPlan } from './body-plan';
 import type { HeapGuard } from './heap-guard';
+import type { MemoryRelease } from './memory-release';
 import type { InFlight } from './in-flight';
 import type { OriginMetrics } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
@@ -133,6 +134,8 @@ class ServedRequest implements SlotWaiter {
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
+  /** The body passed `http.releaseMemoryAfterMb` (decision 0091): its request leaves the release when done. */
+  #largeBody = false;
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
@@ -234,6 +237,7 @@ class ServedRequest implements SlotWaiter {
         ctx.body.maxRecords,
         ctx.heap,
         this.#info,
+        ctx.body.release,
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
@@ -257,7 +261,9 @@ class ServedRequest implements SlotWaiter {
     let running: Promise<void> | undefined;
     try {
       ctx.metrics.countBytes(bytes);
-      batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
+      const parse = this.#parse!;
+      batch = batchOf(ctx, parse.finish(bytes), this.#info);
+      this.#largeBody = parse.large;
       this.#parse = undefined;
       running = runBatch(ctx, batch);
     } catch (error) {
@@ -347,6 +353,7 @@ class ServedRequest implements SlotWaiter {
     if (this.#finished) return;
     this.#finished = true;
     this.#releaseSlot();
+    if (this.#largeBody || this.#parse?.large === true) this.#ctx.body.release.leave();
     this.#ctx.inFlight.leave();
     this.#answered?.();
   }
@@ -602,6 +609,9 @@ class BodyParse {
   readonly #maxRecords: number;
   readonly #heap: HeapGuard;
   readonly #source: RequestRecordSource;
+  readonly #release: MemoryRelease;
+  /** Whether the body passed the release's threshold, which it then entered (decision 0091). */
+  large = false;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -614,7 +624,14 @@ class BodyParse {
   /** Records and failures so far. */
   #yielded = 0;
 
-  constructor(parser: Parser, maxRecords: number, heap: HeapGuard, source: RequestRecordSource) {
+  constructor(
+    parser: Parser,
+    maxRecords: number,
+    heap: HeapGuard,
+    source: RequestRecordSource,
+    release: MemoryRelease,
+  ) {
+    this.#release = release;
     this.#parser = parser;
     this.#maxRecords = maxRecords;
     this.#heap = heap;
@@ -625,6 +642,10 @@ class BodyParse {
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
   readonly onChunk = (chunk: Uint8Array): void => {
     this.#gatheredBytes += chunk.length;
+    if (!this.large && this.#gatheredBytes >= this.#release.thresholdBytes) {
+      this.large = true;
+      this.#release.enter();
+    }
     if (this.#gathering && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
       if (this.#first === undefined) this.#first = chunk;
       else (this.#more ??= []).push(chunk);
