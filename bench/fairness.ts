@@ -4,7 +4,8 @@
 // send one-record requests back to back for BENCH_SECONDS with nothing else going on (idle), then for as long
 // again while one other connection uploads the large body back to back (loaded). Latency is measured per request
 // in this process with performance.now(). The server also reports the longest event-loop delay it saw in each
-// window (perf_hooks.monitorEventLoopDelay), which says how long one synchronous step held the loop.
+// window (perf_hooks.monitorEventLoopDelay), which says how long one synchronous step held the loop, and its
+// garbage collection pauses in the loaded window (their share of the window, and the longest).
 //
 // Environment: BENCH_SECONDS (window per phase, 5), BENCH_FAIRNESS_MB (upload size, 50), BENCH_FAIRNESS_CONNECTIONS
 // (one-record connections, 4), BENCH_FAIRNESS_KINDS (json,csv), BENCH_FAIRNESS_PIPELINE (echo or count).
@@ -37,6 +38,9 @@ interface Window {
   errors: number;
   /** The longest event-loop delay the server saw in the window, ms. */
   loopMaxMs: number;
+  /** The server's garbage collection pauses in the window: their sum and the longest, ms. */
+  gcMs: number;
+  gcMaxMs: number;
 }
 
 const percentile = (sorted: readonly number[], p: number): number =>
@@ -58,7 +62,7 @@ async function smallRequests(server: LargeBodyServer, body: Buffer, seconds: num
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
-  const loop = await ask<{ maxMs: number }>(server, 'loop');
+  const loop = await ask<{ maxMs: number; gcMs: number; gcMaxMs: number }>(server, 'loop');
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
@@ -67,6 +71,8 @@ async function smallRequests(server: LargeBodyServer, body: Buffer, seconds: num
     requests: latencies.length,
     errors,
     loopMaxMs: loop.maxMs,
+    gcMs: loop.gcMs,
+    gcMaxMs: loop.gcMaxMs,
   };
 }
 
@@ -131,7 +137,7 @@ export async function runFairness(pinned: boolean): Promise<boolean> {
       `${pinned ? 'server on core 0, this process on core 1' : `not pinned (${availableParallelism()} cores)`}\n`,
   );
   console.log(
-    '  body | idle p50 | idle p99 | loaded p50 | loaded p99 | ratio  | target | loop max idle/loaded ms | uploads (s each) | errors',
+    '  body | idle p50 | idle p99 | loaded p50 | loaded p99 | ratio  | target | loop max idle/loaded ms | GC loaded: share, max ms | uploads (s each) | errors',
   );
   let allMet = true;
   for (const c of cases) {
@@ -143,6 +149,7 @@ export async function runFairness(pinned: boolean): Promise<boolean> {
       `  ${c.kind.padEnd(4)} | ${ms(c.idle.p50, 8)} | ${ms(c.idle.p99, 8)} | ${ms(c.loaded.p50, 10)} | ` +
         `${ms(c.loaded.p99, 10)} | ${ratio.toFixed(2).padStart(5)}x | ≤ ${TARGET_RATIO}x ${met ? 'met' : 'NOT met'} | ` +
         `${`${c.idle.loopMaxMs.toFixed(1)} / ${c.loaded.loopMaxMs.toFixed(1)}`.padStart(23)} | ` +
+        `${`${((100 * c.loaded.gcMs) / (SECONDS * 1000)).toFixed(0)}%, ${c.loaded.gcMaxMs.toFixed(1)}`.padStart(24)} | ` +
         `${`${c.uploads} (${c.uploadSeconds.toFixed(2)})`.padStart(16)} | ` +
         `${c.idle.errors + c.loaded.errors + c.uploadErrors}`,
     );

@@ -11,8 +11,9 @@
 // collection first when the process has --expose-gc (the memory bench starts it so), then answers 'memory';
 // 'measure-next' has the next batch of more than one record measure its records' heap (after a full collection,
 // against the heap at the last 'gc'), which 'records-heap' answers as { bytes };
-// 'loop-reset' starts a new event-loop delay window and 'loop' answers { maxMs }, the longest delay in it.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// 'loop-reset' starts a new event-loop delay window and 'loop' answers { maxMs, gcMs, gcMaxMs }: the longest delay
+// in it, and the garbage collection pauses in it (all together, and the longest), from perf_hooks 'gc' entries.
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 const [format = 'json', pipelineName = 'echo'] = process.argv.slice(2);
@@ -76,10 +77,22 @@ const memory = () => {
 };
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
+const gc = { ms: 0, maxMs: 0 };
+new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) {
+    gc.ms += entry.duration;
+    gc.maxMs = Math.max(gc.maxMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+const loopFigures = () => ({ maxMs: loop.max / 1e6, gcMs: gc.ms, gcMaxMs: gc.maxMs });
 if (process.send) {
   process.on('message', (message) => {
-    if (message === 'loop-reset') loop.reset();
-    if (message === 'loop-reset' || message === 'loop') process.send({ maxMs: loop.max / 1e6 });
+    if (message === 'loop-reset') {
+      loop.reset();
+      gc.ms = 0;
+      gc.maxMs = 0;
+    }
+    if (message === 'loop-reset' || message === 'loop') process.send(loopFigures());
     if (message === 'gc' && typeof globalThis.gc === 'function') {
       globalThis.gc();
       warmHeap = process.memoryUsage().heapUsed;
