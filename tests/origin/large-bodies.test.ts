@@ -18,6 +18,8 @@ import { startOrigin, type TestOrigin } from './origin-helpers';
 // their answer rendered in pieces; what the pipeline and the client get is exactly what one whole parse gives.
 
 const BODY_BYTES = 20_000_000;
+// 20 MB bodies parsed twice (by the origin and whole, for comparison) on a machine that may be shared.
+jest.setTimeout(120_000);
 
 function bodyOf(line: (i: number) => string, header = ''): Buffer {
   const lines = [header];
