@@ -22,6 +22,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { runFairness } from './fairness';
+import { runMemory } from './memory';
 
 // Modes with a bench file of their own: `npm run bench -- --<mode>` runs that file instead of the echo comparison
 // (and exits with the code it sets).
@@ -92,6 +94,9 @@ function pinSelf(core: number): boolean {
 }
 
 const pinned = availableParallelism() >= 2 && pinSelf(1);
+// Other modes, each in its own file: `npm run bench -- --fairness`, `npm run bench -- --memory`.
+if (process.argv.includes('--fairness')) process.exit((await runFairness(pinned)) ? 0 : 1);
+if (process.argv.includes('--memory')) process.exit((await runMemory(pinned)) ? 0 : 1);
 
 /** A key and a certificate for 127.0.0.1 in one PEM file, `keystore.pem`, for the https server. */
 function makeTlsDir(): string {

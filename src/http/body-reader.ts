@@ -8,6 +8,7 @@ import type { BodyPaceWatch, PacedRead } from './body-pace';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
 import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
 import { DecompressError, createDecompressor } from '../formats/decompressors';
+import { TurnBudget } from './turn-budget';
 
 /**
  * A request body to read: Node's `IncomingMessage`, or any `Readable` / async iterable of bytes with the
@@ -540,6 +541,10 @@ export type BodyReadDone = (error: unknown, decodedBytes: number) => void;
  * synchronously for each chunk; what it throws ends the read with that error (the request is paused, not
  * destroyed, so the caller can still answer on the connection). An encoded body goes through
  * {@link readDecodedBody}.
+ *
+ * Fairness (decision 0090): from a body's second chunk on, once the `onChunk` calls of one event-loop turn took
+ * the {@link TurnBudget}'s 2 ms together, reading pauses until the next turn, so the parse of a large body never holds
+ * the loop for longer than that at a time and other clients' requests are served in between.
  */
 export function readBody(
   body: RequestBodyStream,
@@ -620,6 +625,9 @@ class UnencodedBodyRead implements PacedRead {
   readonly #done: BodyReadDone;
   readonly startedAt: number;
   #received = 0;
+  #chunks = 0;
+  /** Made at a body's second chunk: what `onChunk` does with a large body is spread over turns (decision 0090). */
+  #turns: TurnBudget | undefined;
   #settled = false;
 
   constructor(
@@ -648,12 +656,25 @@ class UnencodedBodyRead implements PacedRead {
   data(chunk: Buffer): void {
     this.#received += chunk.length;
     if (this.#received > this.#limit.maxRequestBytes) return this.stop(bodyTooLargeError('raw', this.#limit));
+    // The first chunk (the whole of most bodies) is taken without reading a clock.
+    const turns = this.#chunks++ === 0 ? undefined : (this.#turns ??= new TurnBudget());
+    turns?.begin();
     try {
       this.#onChunk(chunk);
     } catch (error) {
-      this.stop(error);
+      return this.stop(error);
+    }
+    // The turn's chunks took their budget: the rest waits in the stream (which stops reading the socket once its
+    // buffer is full) until other clients' I/O had its turn.
+    if (turns?.spent() === true) {
+      this.#body.pause();
+      turns.next(this.#resume);
     }
   }
+
+  readonly #resume = (): void => {
+    if (!this.#settled) this.#body.resume();
+  };
 
   end(): void {
     if (this.#settled) return;
@@ -670,6 +691,7 @@ class UnencodedBodyRead implements PacedRead {
     if (this.#settled) return;
     this.#settled = true;
     this.#pace?.unwatch(this);
+    this.#turns?.cancel();
     const body = this.#body;
     body.off('data', onBodyData);
     body.off('end', onBodyEnd);
@@ -693,10 +715,23 @@ async function consumeIterable(
   if (paced !== undefined) pace?.watch(paced);
   try {
     let decoded = 0;
-    const chunks = decodeBody(body, codings, limitOf(options), signal, paced, options.onRawChunk);
-    for await (const chunk of chunks) {
+    let chunks = 0;
+    let turns: TurnBudget | undefined;
+    for await (const chunk of decodeBody(
+      body,
+      codings,
+      limitOf(options),
+      signal,
+      paced,
+      options.onRawChunk,
+    )) {
       decoded += chunk.length;
+      // As for an unencoded body (decision 0090); here it matters even more, as the decoders hand over chunks
+      // in microtasks (a raw snappy block's whole output, a gzip stream's buffered output) with no turn between.
+      const budget = chunks++ === 0 ? undefined : (turns ??= new TurnBudget());
+      budget?.begin();
       onChunk(chunk);
+      if (budget?.spent() === true) await budget.nextTurn();
     }
     return decoded;
   } finally {

@@ -3,6 +3,7 @@ import type { DataFormat, ParseSource, Parser } from '../formats/data-format';
 import { BodyPaceWatch } from '../http/body-pace';
 import type { BodyReadOptions } from '../http/body-reader';
 import type { OriginConfig } from './config';
+import { MemoryRelease } from './memory-release';
 
 /**
  * How an origin reads every request body, decided once when the origin is made (DESIGN.md §2): the size limit
@@ -19,6 +20,8 @@ export interface BodyPlan {
   readonly unencoded: BodyReadOptions;
   /** `http.maxRecordsPerRequest`: records and failures one body may yield before its parse is stopped (413). */
   readonly maxRecords: number;
+  /** Asks for a collection once the last large body is answered (`http.releaseMemoryAfterMb`, decision 0091). */
+  readonly release: MemoryRelease;
   /** Makes the parser of one request body. */
   readonly createParser: (source: ParseSource) => Parser;
   /** The state formats keep per origin (NetFlow v9 templates), shared by every request's {@link ParseSource}. */
@@ -55,6 +58,7 @@ export function bodyPlanFor(config: OriginConfig, format: DataFormat): BodyPlan 
     pace,
     unencoded: { ...limit, codings: [], ...(pace === undefined ? {} : { pace }) },
     maxRecords: config.http.maxRecordsPerRequest,
+    release: new MemoryRelease(config.http.releaseMemoryAfterMb),
     createParser,
     originState: new Map(),
   };

@@ -171,6 +171,12 @@ function httpSchema(): JsonSchema {
       100,
       "(addition) New requests are answered 503 with Retry-After while the process's V8 heap is more than this percent used (of its limit less the 48 MiB young generation, where a process really runs out); a body being read stops with the same answer when the heap passes halfway from this percent to full. 100: no check.",
     ),
+    releaseMemoryAfterMb: integer(
+      32,
+      0,
+      undefined,
+      '(addition) After the answer to a request whose decoded body passed this many MB (10^6 bytes), once no other such request is being read or answered, the origin asks V8 for one full garbage collection, so that the process gives the memory of the body and its records back to the operating system instead of holding it until its next collection, which an idle process may not reach for a long time (decision 0091). 0: never.',
+    ),
     useKerberosWithSpnego: bool(
       false,
       'Use Kerberos with SPNEGO Authentication: clients authenticate with Kerberos over HTTP (`Authorization: Negotiate`); a request without a valid ticket is answered 401. Ignored when gateway authentication is on; when on, basicAuthenticationUsers are ignored.',

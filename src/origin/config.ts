@@ -51,6 +51,8 @@ export interface HttpConfig {
   readonly maxRecordsPerRequest: number;
   /** 1..100; 100 = no heap check (addition). */
   readonly maxHeapUsagePercent: number;
+  /** MB; 0 = no collection after large bodies (addition, decision 0091). */
+  readonly releaseMemoryAfterMb: number;
   readonly useKerberosWithSpnego: boolean;
   /** The three Kerberos keys are non-empty when `useKerberosWithSpnego`. */
   readonly kerberosRealm: string;

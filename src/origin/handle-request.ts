@@ -3,6 +3,7 @@ import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator
 import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
 import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
+import type { DataRecord, RequestRecordSource } from '../record/data-record';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
 import type { CorsPolicy } from '../http/cors';
 import {
@@ -13,7 +14,11 @@ import {
 import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
-import { applyRecordErrorPolicy } from './record-error-policy';
+import {
+  applyRecordErrorPolicy,
+  applyRecordErrorPolicyToRecords,
+  requestRecordOf,
+} from './record-error-policy';
 import { FINISHED_RUN, type RunProgress, type RunnerPool } from '../pipeline/runner-pool';
 import { ListMapShape } from '../record/list-map';
 import { renderedBodyLength, type RenderedResponse } from '../response/json-response';
@@ -35,12 +40,14 @@ import {
   type IdempotencyPlan,
   type IdempotentRequest,
 } from './idempotent-request';
+import type { MemoryRelease } from './memory-release';
 import type { InFlight } from './in-flight';
 import { channels } from './diagnostics-channels';
 import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
 import type { RateLimitKey } from './rate-limit-options';
 import { tenantOf, type RateLimits, type RateLimitVerdict } from './rate-limits';
+import { renderInTurns, rendersInTurns, type PiecedResponse } from './render-in-turns';
 
 /**
  * Notifications the request path gives the origin (events and diagnostics). `listening` says which of them anyone
@@ -153,6 +160,8 @@ class ServedRequest implements SlotWaiter {
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
   #parse: BodyParse | undefined;
+  /** The body passed `http.releaseMemoryAfterMb` (decision 0091): its request leaves the release when done. */
+  #largeBody = false;
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
@@ -407,6 +416,8 @@ class ServedRequest implements SlotWaiter {
         ctx.body.createParser(source),
         ctx.body.maxRecords,
         ctx.heap,
+        this.#info,
+        ctx.body.release,
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
@@ -433,7 +444,9 @@ class ServedRequest implements SlotWaiter {
     try {
       ctx.metrics.countBytes(bytes);
       if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
-      batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
+      const parse = this.#parse!;
+      batch = batchOf(ctx, parse.finish(bytes), this.#info);
+      this.#largeBody = parse.large;
       this.#parse = undefined;
       this.#runStartedAt = performance.now();
       this.#handedOn = true;
@@ -454,6 +467,14 @@ class ServedRequest implements SlotWaiter {
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;
+    // A huge response (a large body echoed) is rendered over several turns, so other clients are served meanwhile.
+    if (rendersInTurns(renderer, sink)) {
+      renderInTurns(renderer, sink, (error, pieced) => {
+        if (pieced === undefined) this.fail(error);
+        else this.answer(batch, pieced);
+      });
+      return;
+    }
     if (renderer.validated) {
       renderer.validated(sink).then(
         (rendered) => this.answer(batch, rendered),
@@ -471,16 +492,18 @@ class ServedRequest implements SlotWaiter {
   }
 
   /** Keeps the answer for the request's key first, if it holds one, so that a repeat after this answer replays it. */
-  answer(batch: Batch, rendered: RenderedResponse): void {
+  answer(batch: Batch, rendered: RenderedResponse | PiecedResponse): void {
     const idempotent = this.#idempotent;
     if (idempotent?.holdsLock) {
-      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignore);
+      idempotent
+        .keep('pieces' in rendered ? joinedPieces(rendered) : rendered)
+        .then(() => this.answerNow(batch, rendered), ignore);
       return;
     }
     this.answerNow(batch, rendered);
   }
 
-  answerNow(batch: Batch, rendered: RenderedResponse): void {
+  answerNow(batch: Batch, rendered: RenderedResponse | PiecedResponse): void {
     const ctx = this.#ctx;
     let sentBytes: number;
     try {
@@ -556,6 +579,7 @@ class ServedRequest implements SlotWaiter {
     if (this.#finished) return;
     this.#finished = true;
     this.#releaseSlot();
+    if (this.#largeBody || this.#parse?.large === true) this.#ctx.body.release.leave();
     this.#ctx.inFlight.leave();
     this.#answered?.();
   }
@@ -802,15 +826,14 @@ function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: Inc
 }
 
 /** Applies On Record Error to the parse of a body and makes its batch; throws what refuses the whole request. */
-function batchOf(ctx: RequestContext, { records, failures }: ParseResult, info: IncomingRequestInfo): Batch {
+function batchOf(ctx: RequestContext, body: BodyRecords, info: IncomingRequestInfo): Batch {
   const { config } = ctx;
-  const outcome = applyRecordErrorPolicy(
-    records,
-    failures,
-    config.general.onRecordError,
-    info,
-    config.general.name,
-  );
+  const { onRecordError, name } = config.general;
+  const failures = body.made === undefined ? body.parsed.failures : body.failures;
+  const outcome =
+    body.made === undefined
+      ? applyRecordErrorPolicy(body.parsed.records, failures, onRecordError, info, name)
+      : applyRecordErrorPolicyToRecords(body.made, failures, onRecordError, info, name);
   if (failures.length > 0) countParseFailures(ctx, failures, outcome.stageFailure !== undefined, info);
   if (outcome.stageFailure) throw failureError(outcome.stageFailure);
   if (outcome.stopFailure) {
@@ -865,9 +888,21 @@ const EMPTY_PAYLOAD_ATTRIBUTES = Object.freeze({ emptyPayloadRecord: 'true' });
 const PARSE_WHOLE_MAX_BYTES = 1 << 20;
 
 /**
+ * What the parse of a body gave: the parser's own result (a body parsed whole), or, for a body pushed chunk by
+ * chunk, the request's records already made from each chunk's records as they came (decision 0090).
+ */
+type BodyRecords =
+  | { readonly parsed: ParseResult; readonly made?: undefined }
+  | { readonly made: DataRecord[]; readonly failures: ParseFailure[] };
+
+/**
  * The parse of one body: chunks are gathered for the parser's whole-body `parseAll` while the body stays under
  * {@link PARSE_WHOLE_MAX_BYTES}, else pushed as they come. One object per request rather than several closures
  * and arrays, most of which a small body never uses.
+ *
+ * A pushed chunk's records become the request's records at once, so that a large body's records are made a chunk
+ * at a time, in the turns its read is spread over (decision 0090), rather than all in the step after its last
+ * chunk; the parser's short-lived record objects are not kept either.
  *
  * The body's records and failures are counted as the parser yields them: one past `maxRecords` throws
  * `ORIGIN_HTTP_TOO_MANY_RECORDS` (413) from {@link BodyParse.onChunk}, which stops the read, so a body of tiny
@@ -878,6 +913,10 @@ class BodyParse {
   readonly #parser: Parser;
   readonly #maxRecords: number;
   readonly #heap: HeapGuard;
+  readonly #source: RequestRecordSource;
+  readonly #release: MemoryRelease;
+  /** Whether the body passed the release's threshold, which it then entered (decision 0091). */
+  large = false;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -885,21 +924,33 @@ class BodyParse {
   /** The chunks after the first while gathering. */
   #more: Uint8Array[] | undefined;
   #gatheredBytes = 0;
-  #records: ParsedRecord[] | undefined;
+  #records: DataRecord[] | undefined;
   #failures: ParseFailure[] | undefined;
   /** Records and failures so far. */
   #yielded = 0;
 
-  constructor(parser: Parser, maxRecords: number, heap: HeapGuard) {
+  constructor(
+    parser: Parser,
+    maxRecords: number,
+    heap: HeapGuard,
+    source: RequestRecordSource,
+    release: MemoryRelease,
+  ) {
+    this.#release = release;
     this.#parser = parser;
     this.#maxRecords = maxRecords;
     this.#heap = heap;
+    this.#source = source;
     this.#gathering = parser.parseAll !== undefined;
   }
 
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
   readonly onChunk = (chunk: Uint8Array): void => {
     this.#gatheredBytes += chunk.length;
+    if (!this.large && this.#gatheredBytes >= this.#release.thresholdBytes) {
+      this.large = true;
+      this.#release.enter();
+    }
     if (this.#gathering && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
       if (this.#first === undefined) this.#first = chunk;
       else (this.#more ??= []).push(chunk);
@@ -917,8 +968,8 @@ class BodyParse {
   };
 
   /** The body's records and failures, once all its `bytes` were taken. */
-  finish(bytes: number): ParseResult {
-    if (bytes === 0) return { records: [emptyPayloadRecord()], failures: [] };
+  finish(bytes: number): BodyRecords {
+    if (bytes === 0) return { parsed: { records: [emptyPayloadRecord()], failures: [] } };
     // Nothing was pushed yet: the whole body goes to parseAll, and its result is the body's result.
     if (this.#gathering && this.#parser.parseAll) {
       const more = this.#more;
@@ -926,10 +977,10 @@ class BodyParse {
         more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
       );
       this.#count(result);
-      return result;
+      return { parsed: result };
     }
     this.#collect(this.#parser.end());
-    return { records: this.#records ?? [], failures: this.#failures ?? [] };
+    return { made: this.#records ?? [], failures: this.#failures ?? [] };
   }
 
   #gathered(): Uint8Array[] {
@@ -951,7 +1002,8 @@ class BodyParse {
     this.#count(result);
     if (result.records.length > 0) {
       const records = (this.#records ??= []);
-      for (const record of result.records) records.push(record);
+      const source = this.#source;
+      for (const record of result.records) records.push(requestRecordOf(record, source, records.length));
     }
     if (result.failures.length > 0) {
       const failures = (this.#failures ??= []);
@@ -1079,38 +1131,59 @@ function pipelineError(error: unknown): OriginError {
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
-  rendered: RenderedResponse,
+  rendered: RenderedResponse | PiecedResponse,
   extra: Record<string, string>,
 ): number {
   if (res.headersSent || res.destroyed) return 0;
   const { httpResponse } = ctx.config;
   if (!httpResponse.compress) return write(ctx, res, rendered, extra);
-  compressResponse(rendered, res.req.headers['accept-encoding'], httpResponse, (response) => {
+  // An answer rendered in pieces is joined to be compressed: one copy, and the compression runs off the loop.
+  const whole = 'pieces' in rendered ? joinedPieces(rendered) : rendered;
+  compressResponse(whole, res.req.headers['accept-encoding'], httpResponse, (response) => {
     write(ctx, res, response, extra);
   });
-  return renderedBodyLength(rendered.body);
+  return renderedBodyLength(whole.body);
 }
 
 /** Writes `rendered` as it is; returns its body's length in bytes (0 when the response was gone already). */
 function write(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
   res: ServerResponse,
-  rendered: RenderedResponse,
+  rendered: RenderedResponse | PiecedResponse,
   extra: Record<string, string>,
 ): number {
   // Compression may have taken a moment: the client may be gone meanwhile.
   if (res.headersSent || res.destroyed) return 0;
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
-  const length = renderedBodyLength(rendered.body);
+  const length = 'pieces' in rendered ? piecesLength(rendered.pieces) : renderedBodyLength(rendered.body);
   headers['Content-Length'] = length;
   if (ctx.isClosing()) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
-  res.end(rendered.body);
+  if ('pieces' in rendered) {
+    // Buffers go to the socket as they are (one writev), with no copy into one body first.
+    res.cork();
+    for (const piece of rendered.pieces) res.write(piece);
+    res.end();
+    res.uncork();
+  } else {
+    res.end(rendered.body);
+  }
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
   const { clientReadTimeoutMs } = ctx.config.http;
   if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  return length;
+}
+
+/** `pieced` as one body, for the steps that need it whole (compression, an idempotency key's kept answer). */
+export function joinedPieces(pieced: PiecedResponse): RenderedResponse {
+  return { status: pieced.status, headers: pieced.headers, body: Buffer.concat(pieced.pieces) };
+}
+
+function piecesLength(pieces: readonly Buffer[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
   return length;
 }
 

@@ -32,12 +32,37 @@ export function applyRecordErrorPolicy(
   source: RequestRecordSource,
   stageName: string,
 ): PolicyOutcome {
+  const records = parsed.map((record, index) => requestRecordOf(record, source, index));
+  return applyRecordErrorPolicyToRecords(records, failures, policy, source, stageName);
+}
+
+/**
+ * The record of the request made from the `index`-th parsed record of its body: what
+ * {@link applyRecordErrorPolicy} makes of each. The origin makes them while a large body is parsed, chunk by
+ * chunk, so that no single step makes all of them at once (decision 0090).
+ */
+export function requestRecordOf(
+  parsed: ParsedRecord,
+  source: RequestRecordSource,
+  index: number,
+): DataRecord {
   // The records' headers are built when first read (most pipelines never read them); they are the same then.
-  const records = parsed.map((record, index) => {
-    const made = requestRecord(record.value, source, index, record.attributes);
-    if (record.error) markError(made, record.error);
-    return made;
-  });
+  const made = requestRecord(parsed.value, source, index, parsed.attributes);
+  if (parsed.error) markError(made, parsed.error);
+  return made;
+}
+
+/**
+ * {@link applyRecordErrorPolicy} for records already made with {@link requestRecordOf}, in body order; `records`
+ * becomes the outcome's `records` (not copied).
+ */
+export function applyRecordErrorPolicyToRecords(
+  records: DataRecord[],
+  failures: readonly ParseFailure[],
+  policy: OnRecordError,
+  source: RequestRecordSource,
+  stageName: string,
+): PolicyOutcome {
   // Nearly every body parses without a failure: no searching, filtering or copying then.
   if (failures.length === 0) {
     return { records, errorRecords: [], discarded: 0, stopFailure: undefined, stageFailure: undefined };

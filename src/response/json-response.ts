@@ -3,7 +3,15 @@ import { fieldValueToJson, fieldValuesToJsonArray, isJsonNative } from '../recor
 import type { FieldValue } from '../record/field';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { UTF_8, responseEncoding, type ResponseEncoding } from './response-encoding';
-import { contentTypeOf, renderSink, responseHeaders, type EnvelopeWriter } from './response-envelope';
+import {
+  contentTypeOf,
+  firstErrorMessage,
+  renderSink,
+  responseHeaders,
+  type EnvelopeWriter,
+} from './response-envelope';
+import { OriginError, isOriginError } from '../errors/origin-error';
+import { responseStatus } from './status-rule';
 
 export { isSupportedResponseCharset } from './response-encoding';
 
@@ -168,4 +176,115 @@ export function renderJsonEnvelopeError(
     headers: responseHeaders(contentTypeOf(JSON_MIME_TYPE, charset), undefined),
     body: encode(envelopeText(status, '[]', '[]', errorMessage), charset),
   };
+}
+
+/**
+ * A response rendered in pieces ({@link jsonPieceRenderer}): its body is the pieces' bytes in order. The caller
+ * owns the pieces.
+ */
+export interface RenderedPieces {
+  readonly status: number;
+  /** As {@link RenderedResponse.headers}. */
+  readonly headers: Record<string, string>;
+  /**
+   * Renders the next piece of the body, of at most `sliceRecords` records, and returns its bytes; `undefined` once
+   * the body is complete. Synchronous: the caller decides how many pieces one event-loop turn renders.
+   *
+   * @throws OriginError `ORIGIN_RESPONSE_RENDER_FAILED` when a record value cannot be written as JSON.
+   */
+  next(): Buffer | undefined;
+}
+
+/**
+ * {@link jsonRenderer} in pieces, for responses too large to render in one step without holding the event loop
+ * (decision 0090): the pieces, concatenated, are byte for byte the body {@link renderJsonResponse} renders, with
+ * the same status and headers. Each piece holds at most `sliceRecords` record values; the envelope's (or the raw
+ * array's) punctuation goes with the first and last pieces.
+ *
+ * @throws OriginError `ORIGIN_RESPONSE_CHARSET_UNSUPPORTED` at once for an unsupported charset.
+ */
+export function jsonPieceRenderer(
+  config: JsonResponseConfig,
+  sliceRecords: number,
+): (sink: ResponseSink) => RenderedPieces {
+  const charset = responseEncoding(config.charset);
+  const contentType = contentTypeOf(JSON_MIME_TYPE, charset);
+  const bytesOf = (text: string): Buffer =>
+    charset === UTF_8 ? Buffer.from(text, 'utf8') : (encode(text, charset) as Buffer);
+  return (sink) => {
+    const status = responseStatus(sink);
+    const texts = config.sendRawResponse
+      ? rawPieces(sink, config.jsonContent, sliceRecords)
+      : envelopePieces(status, sink, sliceRecords);
+    return {
+      status,
+      headers: responseHeaders(contentType, sink),
+      next: () => {
+        let step: IteratorResult<string>;
+        try {
+          step = texts.next();
+        } catch (error) {
+          if (isOriginError(error)) throw error;
+          const detail = error instanceof Error ? error.message : String(error);
+          throw new OriginError('ORIGIN_RESPONSE_RENDER_FAILED', { detail }, { cause: error });
+        }
+        return step.done === true ? undefined : bytesOf(step.value);
+      },
+    };
+  };
+}
+
+/** The values of `records[from, from + count)` as JSON texts joined by commas, without brackets. */
+function arrayItems(records: readonly DataRecord[], from: number, count: number): string {
+  const values: FieldValue[] = [];
+  const to = Math.min(records.length, from + count);
+  for (let i = from; i < to; i++) values.push((records[i] as DataRecord).value);
+  // `[a,b]` without its brackets: the same text a whole array's elements get, in either writer.
+  return fieldValuesToJsonArray(values).slice(1, -1);
+}
+
+/** The items of a JSON array of `records`' values, a slice at a time, each but the first led by a comma. */
+function* arraySlices(records: readonly DataRecord[], sliceRecords: number): Generator<string> {
+  for (let from = 0; from < records.length; from += sliceRecords) {
+    const items = arrayItems(records, from, sliceRecords);
+    yield from === 0 ? items : `,${items}`;
+  }
+}
+
+function* envelopePieces(status: number, sink: ResponseSink, sliceRecords: number): Generator<string> {
+  const errors = sink.errorRecords;
+  let text = `{"httpStatusCode":${status},"data":[`;
+  for (const slice of arraySlices(sink.dataRecords, sliceRecords)) {
+    yield text + slice;
+    text = '';
+  }
+  text += '],"error":[';
+  for (const slice of arraySlices(errors, sliceRecords)) {
+    yield text + slice;
+    text = '';
+  }
+  const message = firstErrorMessage(errors);
+  yield `${text}],"errorMessage":${message === undefined ? 'null' : JSON.stringify(message)}}`;
+}
+
+function* rawPieces(
+  sink: ResponseSink,
+  jsonContent: JsonResponseConfig['jsonContent'],
+  sliceRecords: number,
+): Generator<string> {
+  const records = sink.errorRecords.length > 0 ? sink.errorRecords : sink.dataRecords;
+  if (records.length === 0) return;
+  if (jsonContent === 'arrayOfObjects') {
+    let text = '[';
+    for (const slice of arraySlices(records, sliceRecords)) {
+      yield text + slice;
+      text = '';
+    }
+    yield `${text}]`;
+    return;
+  }
+  for (let from = 0; from < records.length; from += sliceRecords) {
+    const text = joinValues(records.slice(from, from + sliceRecords), '\n');
+    yield from === 0 ? text : `\n${text}`;
+  }
 }

@@ -1,4 +1,10 @@
-import { jsonRenderer, renderJsonEnvelopeError, type RenderedResponse } from './json-response';
+import {
+  jsonPieceRenderer,
+  jsonRenderer,
+  renderJsonEnvelopeError,
+  type RenderedPieces,
+  type RenderedResponse,
+} from './json-response';
 import type { HttpResponseConfig } from './response-options';
 import type { ResponseSink } from '../pipeline/response-sink';
 import { renderXmlEnvelopeError, renderXmlResponse, renderXmlResponseUnvalidated } from './xml-response';
@@ -17,6 +23,11 @@ export interface ResponseRenderer {
    * validates; an invalid response is never returned.
    */
   readonly validated?: (sink: ResponseSink) => Promise<RenderedResponse>;
+  /**
+   * Present when the renderer can render a response in pieces (JSON): the same body as {@link response}, a slice
+   * of records at a time, for responses too large to render in one step (decision 0090).
+   */
+  readonly pieces?: (sink: ResponseSink) => RenderedPieces;
   /** The envelope of a refused or failed request; `errorMessage` is `"<CODE> - <message>"`. */
   rejection(status: number, errorMessage: string): RenderedResponse;
   /**
@@ -29,11 +40,15 @@ export interface ResponseRenderer {
   readonly prepare?: () => Promise<void>;
 }
 
+/** Records per piece of a response rendered in pieces: a few hundred microseconds of rendering each. */
+const PIECE_RECORDS = 512;
+
 /** The renderer for `config.dataFormat`; `resourcesDirectory` is where the XML schema's imports are read. */
 export function responseRendererFor(config: HttpResponseConfig, resourcesDirectory = ''): ResponseRenderer {
   if (config.dataFormat === 'json') {
     return {
       response: jsonRenderer(config),
+      pieces: jsonPieceRenderer(config, PIECE_RECORDS),
       rejection: (status, message) => renderJsonEnvelopeError(status, message, config),
     };
   }

@@ -69,6 +69,7 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     maxRequestSizeMb: 100,
     maxRecordsPerRequest: 1_000_000,
     maxHeapUsagePercent: 85,
+    releaseMemoryAfterMb: 32,
     useKerberosWithSpnego: false,
     kerberosRealm: '',
     httpSpnegoPrincipal: '',
