@@ -6,6 +6,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { OriginError } from '../errors/origin-error';
 import type { OriginConfig } from './config';
 import type { RateLimitKey, RateLimitRule } from './rate-limit-options';
@@ -27,7 +28,7 @@ export function tenantOf(key: RateLimitKey, source: TenantSource): string {
     case 'applicationId':
       return source.applicationId ?? '';
     case 'user':
-      return source.identity?.['authenticatedUser'] ?? '';
+      return source.identity?.[IDENTITY_ATTRIBUTES.user] ?? '';
     case 'clientAddress':
       return source.remoteHost;
   }
