@@ -9,7 +9,7 @@ import {
 import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { OriginError } from '../errors/origin-error';
 import type { OriginConfig } from './config';
-import type { RateLimitKey, RateLimitRule } from './rate-limit-options';
+import type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './rate-limit-options';
 
 /** What a tenant is known by: the request's application ID, authenticated user and client address. */
 export interface TenantSource {
@@ -32,6 +32,28 @@ export function tenantOf(key: RateLimitKey, source: TenantSource): string {
     case 'clientAddress':
       return source.remoteHost;
   }
+}
+
+/**
+ * `headers` with the per-tenant concurrency policy added to its RateLimit fields, for the 429 of a tenant whose
+ * slots and queue share are all taken: `"<key>-concurrency";q=<limit>;qu="concurrent-requests"` and `r=0` (the
+ * draft's `concurrent-requests` quota unit; no window, as the quota is not time-bound).
+ */
+export function withConcurrencyPolicy(
+  headers: Readonly<Record<string, string>>,
+  perKey: ConcurrencyPerKey,
+): Record<string, string> {
+  const name = `"${perKey.key}-concurrency"`;
+  const append = (field: string | undefined, item: string): string =>
+    field === undefined ? item : `${field}, ${item}`;
+  return {
+    ...headers,
+    'RateLimit-Policy': append(
+      headers['RateLimit-Policy'],
+      `${name};q=${perKey.limit};qu="concurrent-requests"`,
+    ),
+    RateLimit: append(headers['RateLimit'], `${name};r=0`),
+  };
 }
 
 /** What {@link RateLimits.check} decided about one request. */

@@ -231,6 +231,8 @@ describe('http.maxConcurrentRequestsPerKey by application ID', () => {
     const busy = await send(url, asTenant('tenant-a', '{"hold":true}'));
     expect(busy.status).toBe(429);
     expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.headers['ratelimit-policy']).toBe('"applicationId-concurrency";q=2;qu="concurrent-requests"');
+    expect(busy.headers['ratelimit']).toBe('"applicationId-concurrency";r=0');
     expect(errorMessage(busy.json)).toMatch(/^ORIGIN_HTTP_TENANT_BUSY - /);
 
     // Two slots are still free, and tenant-a's waiting requests may not take them: tenant-b is answered now.
