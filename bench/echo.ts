@@ -23,7 +23,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-if (process.argv.includes('--rate-limits')) await import('./rate-limits').then(() => process.exit(0));
+// Modes with a bench file of their own: `npm run bench -- --<mode>` runs bench/<mode>.ts instead of the echo
+// comparison (and exits with the code it sets).
+const BENCH_MODES = ['workers', 'scale-out', 'idempotency', 'rate-limits', 'metrics-cost'];
+const benchMode = BENCH_MODES.find((mode) => process.argv.includes(`--${mode}`));
+if (benchMode) await import(`./${benchMode}`).then(() => process.exit());
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

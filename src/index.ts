@@ -37,6 +37,7 @@ export {
   registerPromClientMetrics,
   type MetricsSource,
   type PromClientRegistry,
+  type SnapshotSource,
 } from './metrics/prom-client-bridge';
 export {
   DIAGNOSTICS_CHANNELS,
@@ -78,6 +79,7 @@ export type {
   DataFormatConfigInput,
   TlsConfig,
 } from './origin/config';
+export type { ForwardedHeaderName } from './http/client-address';
 export type { BasicAuthenticationUser, CredentialFunction, TlsCredentials } from './tls/tls-options';
 export type { HttpResponseConfig } from './response/response-options';
 export type { CorsConfig } from './http/cors';

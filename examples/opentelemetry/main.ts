@@ -7,7 +7,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { InProcessRunnerPool, Origin, echoPipeline } from 'rest-service-origin';
-import { OriginSpanIds, traceOrigin } from './origin-tracing';
+import { OriginSpanIds, traceOrigin, traceOriginChannels } from './origin-tracing';
 
 const exporter = new InMemorySpanExporter();
 const ids = new OriginSpanIds(new RandomIdGenerator());
@@ -44,6 +44,21 @@ for (const span of exporter.getFinishedSpans()) {
 }
 
 untrace();
+
+// The same from the diagnostics channels, with no reference to the origin (as an APM agent hooks in).
+exporter.reset();
+const unsubscribe = traceOriginChannels(provider.getTracer('rest-service-origin'), ids);
+const answer = await fetch(url, {
+  method: 'POST',
+  headers: { 'X-ENGINE-APPLICATION-ID': 'shop', traceparent: caller },
+  body: '{}',
+});
+await answer.arrayBuffer();
+const [span] = exporter.getFinishedSpans();
+console.log(
+  `channels: ${answer.headers.get('traceparent')} span ${span?.spanContext().spanId} ${String(span?.attributes['rest_origin.outcome'])}`,
+);
+unsubscribe();
 await origin.close();
 await runners.close();
 await provider.shutdown();

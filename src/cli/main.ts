@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors/config-error';
 import { defaultRegistry } from '../formats/built-in';
@@ -12,10 +13,12 @@ import { echoPipeline } from './echo-pipeline';
 import { openApiDocument } from './openapi-document';
 import { HASH_PASSWORD_HELP, HASH_PASSWORD_SYNOPSIS, hashPasswordCommand } from './hash-password';
 import { InProcessRunnerPool } from '../pipeline/in-process-runner-pool';
+import { parseWorkers, runPrimary } from './cluster-primary';
+import { clusterMetrics, joinCluster, leaveCluster, onShutdown, serving } from './cluster-worker';
 
 const USAGE = `Usage:
-  rest-origin serve --config <file> [--port <port>]
-  rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>]
+  rest-origin serve --config <file> [--port <port>] [--workers <n>|auto]
+  rest-origin serve --gateway <gateway-file> --config <file> [--config <file> …] [--port <port>] [--workers <n>|auto]
   rest-origin validate --config <file>
   rest-origin describe --config <file>
   rest-origin openapi --config <file> [--api-version <version>]
@@ -38,9 +41,16 @@ optional "pipeline" object with "runnerIdleTimeMs" (default 60000; <= 0 turns id
 
 With --gateway, the command runs an API gateway (port, host, TLS, authenticator, roles and readers from the
 gateway file, JSON or YAML; docs/gateway.md) and serves each --config file's origin through it (each with
-http.useApiGateway and its own gatewayServiceName); --port then overrides the gateway's port.`;
+http.useApiGateway and its own gatewayServiceName); --port then overrides the gateway's port.
+
+--workers N (default 1; auto = the cores Node may use) serves with N processes sharing the port (node:cluster),
+each with its own runner pool. A worker that dies is replaced (with a growing delay when it keeps dying young);
+SIGTERM or SIGINT drains every worker and exits once all are done; SIGUSR2 prints every worker's metrics and
+the cluster's, merged; http.metricsPath on any worker answers for the whole cluster (docs/deployment.md).`;
 
 const COMMANDS = new Set(['serve', 'validate', 'describe', 'openapi']);
+/** How long a signal's close waits for admitted requests before it gives up on them. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 /** The `rest-origin` command. Resolves with the process exit code once it is done (for serve: once stopped). */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -53,6 +63,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       config: { type: 'string', multiple: true },
       gateway: { type: 'string' },
       port: { type: 'string' },
+      workers: { type: 'string' },
       'api-version': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -73,6 +84,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'describe') return describe(first);
   if (command === 'openapi') return openapi(first, values['api-version'] ?? '1.0.0');
   const { port } = values;
+  const workers = parseWorkers(values.workers);
+  if (workers === undefined) {
+    console.error(
+      `rest-origin: --workers must be a whole number from 1, or auto (got '${values.workers}')\n`,
+    );
+    console.error(USAGE);
+    return 2;
+  }
+  if (workers > 1 && cluster.isPrimary) {
+    // Every file is resolved here first, so that a bad one stops the command before any worker is forked.
+    if (values.gateway !== undefined) readGatewayFile(values.gateway);
+    for (const file of configs) resolveConfigFile(file, defaultRegistry);
+    return runPrimary({ workers, closeTimeoutMs: CLOSE_TIMEOUT_MS });
+  }
+  joinCluster();
   if (values.gateway !== undefined) return serveGateway(values.gateway, configs, port);
   const { origin: config, pipeline } = resolveConfigFile(first, defaultRegistry, (origin) => {
     if (port !== undefined) origin['http'] = { ...(origin['http'] as object), port: Number(port) };
@@ -111,12 +137,10 @@ async function serveGateway(
     (origin) =>
       new Promise<boolean>((resolve) => origin.once('stop', ({ reason }) => resolve(reason !== undefined))),
   );
-  const shutdown = (signal: string): void => {
-    console.log(`rest-origin: ${signal} received, closing`);
-    for (const origin of origins) void origin.close({ timeoutMs: 10_000 });
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  onShutdown(() => {
+    for (const origin of origins) void origin.close({ timeoutMs: CLOSE_TIMEOUT_MS });
+  });
+  serving(origins, url);
   const failed = (await Promise.all(stopped)).some(Boolean);
   await gateway.close();
   return failed ? 1 : 0;
@@ -175,12 +199,8 @@ function printProblems(subject: string, error: ConfigError): void {
 
 async function serve(resolved: OriginConfig, runnerIdleTimeMs: number | undefined): Promise<Origin> {
   const origin = await serveOrigin(resolved, runnerIdleTimeMs, undefined);
-  const shutdown = (signal: string): void => {
-    console.log(`rest-origin: ${signal} received, closing`);
-    void origin.close({ timeoutMs: 10_000 });
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  onShutdown(() => void origin.close({ timeoutMs: CLOSE_TIMEOUT_MS }));
+  serving([origin], origin.url ?? '');
   return origin;
 }
 
@@ -193,7 +213,12 @@ async function serveOrigin(
   const pool = new InProcessRunnerPool(resolved.http.maxConcurrentRequests, echoPipeline, {
     runnerIdleTimeMs,
   });
-  const origin = new Origin(resolved, { runners: pool, ...(gateway ? { gateway } : {}) });
+  const origin = new Origin(resolved, {
+    runners: pool,
+    ...(gateway ? { gateway } : {}),
+    // A worker's metrics path answers for the whole cluster: the primary merges every worker's snapshot.
+    ...(cluster.isWorker ? { metricsSource: async () => (await clusterMetrics()).total } : {}),
+  });
   origin.on('stop', ({ reason }) => {
     if (reason) console.error(`origin stopped: ${reason.describe()}`);
     void pool.close();
@@ -219,13 +244,16 @@ function describeSecurity(origin: Origin): string {
   return ignored.length === 0 ? line : `${line} (${ignored.join('; ')})`;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    if (error instanceof ConfigError) printProblems('rest-origin: the config', error);
-    else console.error(error instanceof Error ? `rest-origin: ${error.message}` : error);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      if (error instanceof ConfigError) printProblems('rest-origin: the config', error);
+      else console.error(error instanceof Error ? `rest-origin: ${error.message}` : error);
+      process.exitCode = 1;
+    },
+  )
+  // A worker of `serve --workers` leaves the cluster's IPC channel, which would keep it alive.
+  .then(leaveCluster);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { GATEWAY_SECRET_HEADER, GATEWAY_USER_HEADER } from '../auth/forwarded-authenticator';
+import { withForwardedFor } from '../http/client-address';
 import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { OriginError } from '../errors/origin-error';
 import type { GatewayApi, GatewayService } from '../origin/gateway-service';
@@ -65,6 +66,8 @@ export class RemoteForwarder implements GatewayService {
     identity: Readonly<Record<string, string>> | undefined,
   ): void {
     const headers = forwardedHeaders(req.headers);
+    // As a proxy does, so that the origin, trusting the gateway (http.trustedProxies), sees the client's address.
+    headers['x-forwarded-for'] = withForwardedFor(req.headers['x-forwarded-for'], req.socket.remoteAddress);
     headers[GATEWAY_SECRET_HEADER] = this.#secret;
     const user = identity?.[IDENTITY_ATTRIBUTES.user];
     if (user !== undefined) headers[GATEWAY_USER_HEADER] = user;

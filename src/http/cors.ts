@@ -39,19 +39,19 @@ export function corsSchema(): JsonSchema {
         type: 'boolean',
         default: false,
         description:
-          'Answer CORS preflights and add the CORS response headers. Off: no CORS header is ever sent.',
+          '(addition) Answer CORS preflights and add the CORS response headers. Off: no CORS header is ever sent.',
       },
       allowedOrigins: {
         ...NAMES,
         default: [],
         description:
-          'Origins whose pages may call the origin, each exactly as a browser sends it in `Origin` (`scheme://host[:port]`, lower case, no default port, no path), or `*` for any origin (then never with allowCredentials). `null` cannot be listed. Required (non-empty) when enabled.',
+          '(addition) Origins whose pages may call the origin, each exactly as a browser sends it in `Origin` (`scheme://host[:port]`, lower case, no default port, no path), or `*` for any origin (then never with allowCredentials). `null` cannot be listed. Required (non-empty) when enabled.',
       },
       allowedMethods: {
         ...NAMES,
         default: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
         description:
-          'Methods a preflight may ask for; GET, HEAD and POST are always allowed (Fetch standard). `*`: any method.',
+          '(addition) Methods a preflight may ask for; GET, HEAD and POST are always allowed (Fetch standard). `*`: any method.',
       },
       allowedHeaders: {
         ...NAMES,
@@ -63,19 +63,20 @@ export function corsSchema(): JsonSchema {
           'traceparent',
           'tracestate',
         ],
-        description: 'Request headers a preflight may ask for, compared in any case. `*`: any header.',
+        description:
+          '(addition) Request headers a preflight may ask for, compared in any case. `*`: any header.',
       },
       exposedHeaders: {
         ...NAMES,
         default: [],
         description:
-          'Response headers a page may read besides the CORS-safelisted ones (Access-Control-Expose-Headers), e.g. `traceparent`, `Retry-After`, `WWW-Authenticate`.',
+          '(addition) Response headers a page may read besides the CORS-safelisted ones (Access-Control-Expose-Headers), e.g. `traceparent`, `Retry-After`, `WWW-Authenticate`.',
       },
       allowCredentials: {
         type: 'boolean',
         default: false,
         description:
-          'Access-Control-Allow-Credentials: pages may send cookies and HTTP authentication and read the answer. Not with `*` in allowedOrigins.',
+          '(addition) Access-Control-Allow-Credentials: pages may send cookies and HTTP authentication and read the answer. Not with `*` in allowedOrigins.',
       },
       maxAgeSeconds: {
         type: 'integer',
@@ -83,7 +84,7 @@ export function corsSchema(): JsonSchema {
         maximum: 86400,
         default: 600,
         description:
-          'Access-Control-Max-Age: how long a browser may reuse a preflight answer (browsers cap it: Chromium at 7200 s).',
+          '(addition) Access-Control-Max-Age: how long a browser may reuse a preflight answer (browsers cap it: Chromium at 7200 s).',
       },
     },
   };

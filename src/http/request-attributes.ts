@@ -91,8 +91,9 @@ const LINEAR_SEARCH_MAX = 16;
  *   (`http://host/a`, as sent to proxies) the part after the authority;
  * - `queryString`: the raw query after the first `?`, without the `?`, `''` when there is none; without its
  *   `engineApplicationId` parameters unless `options.copyApplicationId`;
- * - `remoteHost`: the client IP address of the socket (an IPv4-mapped IPv6 address is given as plain IPv4;
- *   `X-Forwarded-For` is not consulted), `''` when the socket is gone;
+ * - `remoteHost`: `options.remoteAddress` (the origin passes the address `clientAddressOf` decided, which
+ *   reads `X-Forwarded-For` or `Forwarded` only from a trusted proxy), else the client IP address of the socket;
+ *   an IPv4-mapped IPv6 address is given as plain IPv4, `''` when the socket is gone;
  * - then one attribute per request header, named exactly as the client spelled it (the first spelling wins when
  *   a header is repeated in different cases), in the order the headers first appear. Repeated headers are joined
  *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).

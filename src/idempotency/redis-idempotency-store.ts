@@ -111,7 +111,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       redis.eval(ACQUIRE, 1, this.#prefix + key, JSON.stringify(lock), String(lockTtlMs)),
     );
     if (found === '') return { outcome: 'acquired', token };
-    const entry = parseEntry(found);
+    const entry = this.#parse(found);
     if (entry?.state === 'completed') return { outcome: 'completed', response: entry.response };
     return { outcome: 'inFlight' };
   }
@@ -139,7 +139,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async get(key: string): Promise<IdempotencyEntry | undefined> {
-    return parseEntry(await this.#call((redis) => redis.get(this.#prefix + key)));
+    return this.#parse(await this.#call((redis) => redis.get(this.#prefix + key)));
   }
 
   /** Closes the connection (QUIT, or a disconnect when Redis cannot be reached); later calls reject. */
@@ -160,6 +160,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  /** What a value read from Redis holds; a value this store did not write is the store's typed error. */
+  #parse(value: unknown): IdempotencyEntry | undefined {
+    try {
+      return parseEntry(value);
+    } catch (error) {
+      throw new OriginError(
+        'ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE',
+        {
+          store: 'Redis',
+          detail: 'a key holds a value this store did not write',
+          timeoutMs: this.#timeoutMs,
+        },
+        { cause: error },
+      );
+    }
+  }
+
   /** Runs one call, turning any failure (refused, timed out, lost connection) into the store's typed error. */
   async #call<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
     try {
@@ -177,10 +194,14 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 }
 
+/** @throws when `value` is not what this store writes. */
 function parseEntry(value: unknown): IdempotencyEntry | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   const parsed = JSON.parse(value) as LockValue | ResponseValue;
-  if (parsed.s === 'f') return { state: 'inFlight', token: parsed.t };
+  if (parsed.s === 'f' && typeof parsed.t === 'string') return { state: 'inFlight', token: parsed.t };
+  if (parsed.s !== 'c' || typeof parsed.b !== 'string' || typeof parsed.f !== 'string') {
+    throw new TypeError('not an idempotency entry');
+  }
   return {
     state: 'completed',
     response: {

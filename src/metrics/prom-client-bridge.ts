@@ -6,13 +6,20 @@ import type { MetricFamily, MetricLabels, MetricsSnapshot } from './metrics-snap
  * (an optional peer dependency): pass the host's own registry, `register` (the default one) or a `new Registry()`.
  */
 export interface PromClientRegistry {
+  /** Adds a metric (any object with prom-client's `name`, `help`, `type` and `get()`); throws on a name in use. */
   registerMetric(metric: never): void;
+  /** Removes the metric of that name. */
   removeSingleMetric(name: string): void;
 }
 
 /** Where the bridge reads metrics at each scrape: an origin, or any function that returns a snapshot. */
-export type MetricsSource =
-  { metrics(options: { format: 'snapshot' }): MetricsSnapshot } | (() => MetricsSnapshot);
+export type MetricsSource = SnapshotSource | (() => MetricsSnapshot);
+
+/** Anything with an origin's `metrics({ format: 'snapshot' })` (an `Origin`). */
+export interface SnapshotSource {
+  /** Called with `{ format: 'snapshot' }` at each scrape. */
+  metrics(options: { format: 'snapshot' }): MetricsSnapshot;
+}
 
 /** One value of a metric as prom-client's registry reads it from `get()`. */
 interface PromClientValue {

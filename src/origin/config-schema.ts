@@ -8,6 +8,7 @@ import {
   RESPONSE_DATA_FORMATS,
   RESPONSE_JSON_CONTENTS,
 } from '../response/response-options';
+import { FORWARDED_HEADER_NAMES } from '../http/client-address';
 import { rateLimitOptionsSchema } from './rate-limit-options';
 import { corsSchema } from '../http/cors';
 import { traceContextSchema } from './trace-context';
@@ -263,6 +264,16 @@ function httpSchema(): JsonSchema {
     copyCookieHeaders: bool(
       false,
       '(addition) Copy the `Cookie` request header into record header attributes. Off keeps session cookies out of records.',
+    ),
+    trustedProxies: list(
+      NON_EMPTY_STRING,
+      [],
+      '(addition) The load balancers and reverse proxies in front of the origin, as IPv4 or IPv6 addresses or CIDR ranges (`127.0.0.1`, `10.0.0.0/8`, `fd00::/8`). Only when the TCP peer is one of them does trustedProxyHeader decide the client address (the `remoteHost` attribute, and the address NetFlow v9 keys its templates by): it is walked from the right, trusted hops skipped. Empty: the TCP peer is the client, and forwarding headers are plain headers (docs/deployment.md).',
+    ),
+    trustedProxyHeader: oneOf(
+      FORWARDED_HEADER_NAMES,
+      'xForwardedFor',
+      '(addition) The header the trusted proxies maintain: xForwardedFor (`X-Forwarded-For`, what nginx `$proxy_add_x_forwarded_for` and most balancers append) or forwarded (RFC 7239 `Forwarded`, its `for=` parameters). Only this one is read: a header the proxy does not maintain could be a client forgery.',
     ),
     ...operationalPathsSchema(),
     idempotency: idempotencySchema(),

@@ -7,6 +7,7 @@ import type { CompressionConfig } from '../formats/compression/compression-optio
 import { compileConfigSchema, configProblems } from '../formats/config-validation';
 import type { JsonSchema } from '../formats/data-format';
 import type { FormatRegistry } from '../formats/format-registry';
+import { trustedProxyProblem, type ForwardedHeaderName } from '../http/client-address';
 import { buildConfigSchema, REQUIRED_WHEN_RULES, type ON_RECORD_ERROR_VALUES } from './config-schema';
 import { rateLimitProblems, type ConcurrencyPerKey, type RateLimitRule } from './rate-limit-options';
 import { canonicalResponseCharset, type HttpResponseConfig } from '../response/response-options';
@@ -78,6 +79,9 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** Addresses and CIDR ranges whose forwarding header is believed (addition); checked by `resolveConfig`. */
+  readonly trustedProxies: readonly string[];
+  readonly trustedProxyHeader: ForwardedHeaderName;
   /** Operational paths (addition, decision 0080); `''` = off. */
   readonly metricsPath: string;
   readonly healthPath: string;
@@ -229,6 +233,7 @@ function crossFieldProblems(config: unknown): ConfigProblem[] {
     }
   }
   problems.push(...spnegoProblems(config));
+  problems.push(...trustedProxyProblems(config));
   problems.push(...corsProblems(isObject(config['http']) ? config['http']['cors'] : undefined));
   return problems;
 }
@@ -243,6 +248,17 @@ function spnegoProblems(config: Record<string, unknown>): ConfigProblem[] {
   if (principal.trim() === '' || realm.trim() === '') return [];
   const problem = spnegoPrincipalProblem(principal, realm);
   return problem === undefined ? [] : [{ path: '/http/httpSpnegoPrincipal', message: problem }];
+}
+
+/** Each `http.trustedProxies` entry must be an address or a CIDR range that `node:net`'s BlockList takes. */
+function trustedProxyProblems(config: Record<string, unknown>): ConfigProblem[] {
+  const http = config['http'];
+  const entries = isObject(http) ? http['trustedProxies'] : undefined;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry: unknown, i) => {
+    const problem = typeof entry === 'string' && entry !== '' ? trustedProxyProblem(entry) : undefined;
+    return problem === undefined ? [] : [{ path: `/http/trustedProxies/${i}`, message: problem }];
+  });
 }
 
 /** The schema's `enum` of format names cannot say "nothing is allowed", so an empty registry is checked here. */

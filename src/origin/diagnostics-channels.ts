@@ -1,5 +1,6 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ErrorCode } from '../errors/error-table';
+import type { TraceContext } from '../pipeline/batch';
 import type { ParseFailureAction, RequestOutcome } from './origin-metrics';
 
 /**
@@ -36,6 +37,11 @@ export interface RequestStartMessage extends RequestMessage {
   readonly path: string;
   /** The client's address. */
   readonly remoteHost: string;
+  /**
+   * The request's W3C trace context as the origin continues it, its own span id included (docs/trace-context.md);
+   * `undefined` without one. A CORS preflight is not published (docs/cors.md).
+   */
+  readonly traceContext: TraceContext | undefined;
 }
 
 /** Published on {@link DIAGNOSTICS_CHANNELS}.requestEnd, exactly once per request that was published as started. */

@@ -242,7 +242,7 @@ class ServedRequest implements SlotWaiter {
       if (this.#ctx.isClosing()) written['Connection'] = 'close';
       res.writeHead(204, written).end();
     }
-    this.#ctx.metrics.countRequest('answered', 204, performance.now() - this.#startedAt);
+    this.#answeredByOrigin(204, 0);
     this.finish();
     return true;
   }
@@ -325,6 +325,7 @@ class ServedRequest implements SlotWaiter {
    */
   granted(release: ReleaseSlot): void {
     this.#release = release;
+    if (this.#queuedAt !== 0) this.#ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const idempotent = this.#idempotent;
     if (idempotent === undefined) return this.read();
     idempotent.begin().then(
@@ -348,7 +349,7 @@ class ServedRequest implements SlotWaiter {
     const idempotent = this.#idempotent!;
     const options = { ...this.#ctx.body.unencoded, onRawChunk: idempotent.onRawChunk };
     try {
-      readBody(this.#req, options, ignoreChunk, (error) => {
+      readBody(this.#req, options, ignore, (error) => {
         if (error !== undefined) return this.fail(error);
         this.#bodyRead = true;
         if (!idempotent.matches(kept)) return this.fail(new OriginError('ORIGIN_IDEMPOTENCY_KEY_REUSED'));
@@ -363,25 +364,42 @@ class ServedRequest implements SlotWaiter {
   replay(kept: StoredResponse): void {
     const ctx = this.#ctx;
     const rendered = replayedResponse(kept);
+    let sentBytes: number;
     try {
-      send(ctx, this.#res, rendered, this.#replyHeaders);
+      sentBytes = send(ctx, this.#res, rendered, this.#replyHeaders);
     } catch (error) {
       return this.fail(error);
     }
-    ctx.metrics.countRequest('answered', rendered.status, performance.now() - this.#startedAt);
+    this.#answeredByOrigin(rendered.status, sentBytes);
+    ctx.metrics.countReplay();
     this.finish();
+  }
+
+  /**
+   * Counts an answer the origin gave without the pipeline (a CORS preflight, a replayed idempotent answer): an
+   * `answered` request, its bytes, and its end on the diagnostics channel; no batch, so no batch or response size
+   * observation.
+   */
+  #answeredByOrigin(status: number, sentBytes: number): void {
+    const ctx = this.#ctx;
+    const durationMs = performance.now() - this.#startedAt;
+    ctx.metrics.countRequest('answered', status, durationMs);
+    ctx.metrics.countSent(sentBytes);
+    if (channels.requestEnd.hasSubscribers) {
+      publishEnd(ctx, this.#info.requestId, status, 'answered', durationMs, undefined);
+    }
   }
 
   /** Reads the body into records (the request holds its key's lock, if it has a key). */
   read(): void {
     const ctx = this.#ctx;
-    if (this.#queuedAt !== 0) ctx.metrics.countAdmission(performance.now() - this.#queuedAt);
     const codings = this.#codings;
     const req = this.#req;
     try {
-      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address.
+      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address
+      // (behind a trusted proxy, the address its forwarding header names).
       const source: ParseSource = {
-        remoteAddress: req.socket.remoteAddress,
+        remoteAddress: this.#info.clientAddress,
         originState: ctx.body.originState,
       };
       const parse = (this.#parse = new BodyParse(
@@ -455,7 +473,7 @@ class ServedRequest implements SlotWaiter {
   answer(batch: Batch, rendered: RenderedResponse): void {
     const idempotent = this.#idempotent;
     if (idempotent?.holdsLock) {
-      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignoreChunk);
+      idempotent.keep(rendered).then(() => this.answerNow(batch, rendered), ignore);
       return;
     }
     this.answerNow(batch, rendered);
@@ -518,7 +536,7 @@ class ServedRequest implements SlotWaiter {
               ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, this.#info.requestId)),
             )
           : idempotent.release();
-      settled.then(() => this.#refuse(error), ignoreChunk);
+      settled.then(() => this.#refuse(error), ignore);
       return;
     }
     this.#refuse(error);
@@ -586,7 +604,7 @@ export function refuse(
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
-    ctx.metrics.countRefusal(send(ctx, res, rendered, headers));
+    ctx.metrics.countSent(send(ctx, res, rendered, headers));
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
@@ -635,15 +653,23 @@ export function refuseUnrouted(
   res: ServerResponse,
   error: OriginError,
 ): void {
-  const request = { requestId: ctx.nextRequestId(), bodyRead: false, startedAt: performance.now() };
+  // The answering origin's CORS headers, so that a page of an origin it allows can read the refusal (0115).
+  const cors = ctx.cors?.answerHeaders(req.headers.origin) ?? NO_HEADERS;
+  const request = {
+    requestId: ctx.nextRequestId(),
+    bodyRead: false,
+    startedAt: performance.now(),
+    headers: cors,
+  };
   const { authenticator } = ctx;
   if (authenticator === undefined) return refuse(ctx, req, res, error, request);
   const settled = (outcome: AuthenticationOutcome): void => {
-    if (outcome.ok) refuse(ctx, req, res, error, { ...request, headers: outcome.replyHeaders ?? NO_HEADERS });
+    if (outcome.ok)
+      refuse(ctx, req, res, error, { ...request, headers: { ...cors, ...outcome.replyHeaders } });
     else
       refuse(ctx, req, res, outcome.error, {
         ...request,
-        headers: { 'WWW-Authenticate': outcome.challenge },
+        headers: { ...cors, 'WWW-Authenticate': outcome.challenge },
       });
   };
   const failed = (thrown: unknown): void => refuse(ctx, req, res, asOriginError(thrown), request);
@@ -675,7 +701,8 @@ function clientMessage(ctx: Pick<RequestContext, 'config'>, error: OriginError, 
   return ctx.config.httpResponse.sendErrorDetails ? error.describe() : describeToClient(error, requestId);
 }
 
-function ignoreChunk(): void {}
+/** Drops what it is given: a chunk whose bytes were digested already, or a settled promise's value. */
+function ignore(): void {}
 
 /**
  * The codes whose `detail` is the message of an error the origin did not write (a stage's exception, an

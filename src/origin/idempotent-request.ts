@@ -209,7 +209,8 @@ export class IdempotentRequest {
       fingerprint: this.fingerprint(),
       status: answer.status,
       headers: { ...answer.headers },
-      body: omitted ? new Uint8Array(0) : new Uint8Array(body),
+      // The store keeps its own copy (IdempotencyStore.complete), and nothing writes to a rendered body.
+      body: omitted ? EMPTY_BODY : body,
       bodyOmitted: omitted,
     };
     return this.#plan.store.complete(this.key, token, response, this.#plan.ttlMs).catch(ignore);
@@ -232,5 +233,7 @@ export function replayedResponse(kept: StoredResponse): RenderedResponse {
     body: Buffer.from(kept.body.buffer, kept.body.byteOffset, kept.body.byteLength),
   };
 }
+
+const EMPTY_BODY = new Uint8Array(0);
 
 function ignore(): void {}

@@ -34,8 +34,8 @@ export interface OperationalProbe {
   readonly routes: ReadonlyMap<string, OperationalKind>;
   /** The configured paths as one string: origins share a port only when theirs are equal. */
   readonly routesKey: string;
-  /** The origin's metrics now. */
-  snapshot(): MetricsSnapshot;
+  /** The metrics the path serves now: the origin's own, or what `OriginOptions.metricsSource` gives. */
+  snapshot(): MetricsSnapshot | Promise<MetricsSnapshot>;
   /** Why the origin is not healthy (it is closing), or `undefined` while it is. */
   unhealthy(): string | undefined;
   /** Why the origin would not take a request now, or `undefined` when it would. */
@@ -106,12 +106,7 @@ export function serveOperational(
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return answer(req, res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
   }
-  if (kind === 'metrics') {
-    const format = metricsTextFormatFor(req.headers.accept);
-    const snapshot = mergeMetricsSnapshots(probes.map((probe) => probe.snapshot()));
-    const contentType = format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE;
-    return answer(req, res, 200, renderPrometheusText(snapshot, format), { 'Content-Type': contentType });
-  }
+  if (kind === 'metrics') return serveMetrics(probes, req, res);
   const why = firstReason(probes, kind === 'health' ? (p) => p.unhealthy() : (p) => p.unready());
   if (why === undefined) answer(req, res, 200, kind === 'health' ? 'ok\n' : 'ready\n');
   else {
@@ -119,6 +114,44 @@ export function serveOperational(
     const close: Record<string, string> = why === CLOSING ? { Connection: 'close' } : {};
     answer(req, res, 503, `${kind === 'health' ? 'unhealthy' : 'not ready'}: ${why}\n`, close);
   }
+}
+
+/**
+ * The metrics of `probes`, merged, in the format the scraper asks for. At once when every snapshot is at hand;
+ * when one is a promise (a source that asks other processes), once all have settled, or 503 when one fails.
+ */
+function serveMetrics(probes: readonly OperationalProbe[], req: IncomingMessage, res: ServerResponse): void {
+  const format = metricsTextFormatFor(req.headers.accept);
+  const contentType = format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE;
+  const render = (snapshots: readonly MetricsSnapshot[]): void => {
+    if (res.headersSent || res.destroyed) return;
+    const text = renderPrometheusText(mergeMetricsSnapshots(snapshots), format);
+    answer(req, res, 200, text, { 'Content-Type': contentType });
+  };
+  let snapshots: (MetricsSnapshot | Promise<MetricsSnapshot>)[];
+  try {
+    snapshots = probes.map((probe) => probe.snapshot());
+  } catch (error) {
+    return metricsUnavailable(req, res, error);
+  }
+  if (!snapshots.some((snapshot) => snapshot instanceof Promise))
+    return render(snapshots as MetricsSnapshot[]);
+  Promise.all(snapshots).then(render, (error: unknown) => metricsUnavailable(req, res, error));
+}
+
+/**
+ * A metrics source failed: the scraper gets a bare 503 (the error is the host's, its words may not be for anyone
+ * who can reach the port, decision 0046), the host a process warning (type `OriginWarning`, code
+ * `REST_ORIGIN_METRICS_SOURCE_FAILED`) with the error's message.
+ */
+function metricsUnavailable(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  const why = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`The metrics source failed: ${why}`, {
+    type: 'OriginWarning',
+    code: 'REST_ORIGIN_METRICS_SOURCE_FAILED',
+  });
+  if (res.headersSent || res.destroyed) return;
+  answer(req, res, 503, 'metrics unavailable\n');
 }
 
 function firstReason(

@@ -6,7 +6,6 @@ import type {
   MetricsSnapshot,
   ValueSample,
 } from '../metrics/metrics-snapshot';
-import type { OnRecordError } from './config';
 import type { RateLimitKey } from './rate-limit-options';
 
 /**
@@ -58,10 +57,14 @@ export interface OriginMetricsSnapshot {
   };
 }
 
+/** What became of a request: `answered` by the pipeline, `rejected` before it, `failed` in it (the `outcome` label). */
 export type RequestOutcome = 'answered' | 'rejected' | 'failed';
 
-/** What became of a parse failure: the On Record Error policy that handled it, or `refused` (the whole body). */
-export type ParseFailureAction = OnRecordError | 'refused';
+/**
+ * What became of a parse failure (the `action` label): the `general.onRecordError` policy that handled it
+ * (`discard`, `sendToError`, `stopPipeline`), or `refused` (a failure of the whole body refused the request).
+ */
+export type ParseFailureAction = 'discard' | 'sendToError' | 'stopPipeline' | 'refused';
 
 /** Upper bounds of the duration histograms, in seconds: 0.5 ms to a minute. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [
@@ -155,6 +158,7 @@ export class OriginMetrics {
   #bytesReceived = 0;
   #bytesSent = 0;
   readonly #rateLimited = { applicationId: 0, user: 0, clientAddress: 0 };
+  #replayed = 0;
   readonly #requestSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #batchSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
   readonly #admissionWaitSeconds = new Histogram(DURATION_BUCKETS_SECONDS);
@@ -190,6 +194,11 @@ export class OriginMetrics {
     this.#rateLimited[key]++;
   }
 
+  /** A request was answered with the kept answer of its idempotency key (its bytes are counted as sent). */
+  countReplay(): void {
+    this.#replayed++;
+  }
+
   /** Decoded request body bytes read. */
   countBytes(bytes: number): void {
     this.#bytesReceived += bytes;
@@ -212,8 +221,8 @@ export class OriginMetrics {
     this.#batchSeconds.observe(batchMs / 1000);
   }
 
-  /** A refusal's body of `bodyBytes` was written. */
-  countRefusal(bodyBytes: number): void {
+  /** An answer not from the pipeline (a refusal, a replay, a preflight) was written with `bodyBytes` of body. */
+  countSent(bodyBytes: number): void {
     this.#bytesSent += bodyBytes;
   }
 
@@ -242,6 +251,12 @@ export class OriginMetrics {
         Object.entries(this.#rateLimited)
           .filter(([, value]) => value > 0)
           .map(([key, value]) => ({ labels: { ...origin, key }, value })),
+      ),
+      counter(
+        'rest_origin_idempotent_replays_total',
+        'Requests answered with the kept answer of their idempotency key (Idempotent-Replayed), without reaching the pipeline (http.idempotency).',
+        // Only once there was one, as the labelled families: most origins have no idempotency keys.
+        this.#replayed > 0 ? one(this.#replayed) : [],
       ),
       counter(
         'rest_origin_parse_failures_total',

@@ -48,6 +48,7 @@ import {
 } from './operational-paths';
 import { OriginMetrics, type OriginMetricsSnapshot } from './origin-metrics';
 import { reservedAttributeNames } from './reserved-attributes';
+import { clientAddressSources } from './request-info';
 import { CorsPolicy } from '../http/cors';
 
 /**
@@ -129,6 +130,12 @@ export interface OriginOptions {
    * its TLS options, which secure gateway → origin) and answers 403 to any request without the secret.
    */
   readonly gatewaySecret?: string;
+  /**
+   * What `http.metricsPath` serves instead of this origin's own metrics: e.g. in a worker of a cluster, a function
+   * that asks the primary for the merged snapshot of every worker (docs/metrics.md). A promise is waited for; one
+   * that rejects (or a function that throws) answers the scrape 503. `origin.metrics()` is not affected.
+   */
+  readonly metricsSource?: () => MetricsSnapshot | Promise<MetricsSnapshot>;
   /**
    * The store of idempotency keys when `http.idempotency` is on, instead of the one `http.idempotency.store` names
    * (docs/idempotency.md): any object that keeps the {@link IdempotencyStore} contract. It belongs to the host,
@@ -236,6 +243,7 @@ export class Origin {
         copyCookieHeaders: http.copyCookieHeaders,
         reservedAttributes: withGatewayHeaders(reservedAttributeNames(formats)),
         ...(this.#tls?.requireClientAuthentication ? { clientCertificateAttributes } : {}),
+        ...clientAddressSources(http),
         traceContext: http.traceContext,
       },
       idempotency: idempotencyPlanFor(this.config, options.idempotencyStore),
@@ -244,7 +252,7 @@ export class Origin {
       nextRequestId: () => `${this.#requestIdPrefix}-${++this.#requestCounter}`,
       stopPipeline: (reason) => void this.#stopItself(reason),
     };
-    this.#operational = this.#operationalProbe();
+    this.#operational = this.#operationalProbe(options.metricsSource);
   }
 
   /** Where the origin is in its life (see {@link OriginState}). */
@@ -445,14 +453,16 @@ export class Origin {
   }
 
   /** What the operational paths read of this origin (decision 0081); `undefined` when none is configured. */
-  #operationalProbe(): OperationalProbe | undefined {
+  #operationalProbe(
+    source: (() => MetricsSnapshot | Promise<MetricsSnapshot>) | undefined,
+  ): OperationalProbe | undefined {
     const routes = operationalRoutes(this.config.http);
     if (routes === undefined) return undefined;
     const { http } = this.config;
     return {
       routes,
       routesKey: [http.metricsPath, http.healthPath, http.readinessPath].join('\n'),
-      snapshot: () => this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting),
+      snapshot: source ?? (() => this.#metrics.snapshot(this.#admission.inUse, this.#admission.waiting)),
       unhealthy: () => (this.#context.isClosing() ? CLOSING : undefined),
       unready: () => {
         if (this.#context.isClosing()) return CLOSING;

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { clientAddressOf, TrustedProxies, type ClientAddressOptions } from '../http/client-address';
+import type { HttpConfig } from './config';
 import { remoteHostOf, requestAttributes, splitTarget } from '../http/request-attributes';
 import type { RequestInfo, TraceContext } from '../pipeline/batch';
 import type { HeaderAttributes } from '../record/record-header';
@@ -18,6 +20,8 @@ export interface RequestAttributeSources {
   readonly reservedAttributes?: { has(lowerCaseName: string): boolean };
   /** Under mutual TLS: the verified client certificate's record header attributes (src/tls). */
   readonly clientCertificateAttributes?: (socket: Socket) => Readonly<Record<string, string>> | undefined;
+  /** Who may say who the client is (`http.trustedProxies`); absent: the socket's peer is the client. */
+  readonly clientAddress?: ClientAddressOptions;
   /** `http.traceContext`; absent: `off`. */
   readonly traceContext?: TraceContextMode;
 }
@@ -47,9 +51,12 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   readonly traceContext: TraceContext | undefined;
   readonly #message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>;
   readonly #sources: RequestAttributeSources;
-  // Read from the socket at once: a destroyed socket no longer knows its peer, and a pipeline may read the
-  // attributes after the client has gone.
-  readonly #remoteAddress: string | undefined;
+  /**
+   * The client's address (behind a trusted proxy, the one its forwarding header names), decided at once: a
+   * destroyed socket no longer knows its peer, and a pipeline may read the attributes after the client has gone.
+   * Formats that keep state per client key it by this address.
+   */
+  readonly clientAddress: string | undefined;
   readonly #verified: Readonly<Record<string, string>> | undefined;
   #attributes: HeaderAttributes | undefined;
 
@@ -70,13 +77,16 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
       sources.traceContext === undefined ? undefined : traceContextOf(message.headers, sources.traceContext);
     this.#message = message;
     this.#sources = sources;
-    this.#remoteAddress = message.socket?.remoteAddress;
+    this.clientAddress =
+      sources.clientAddress === undefined
+        ? message.socket?.remoteAddress
+        : clientAddressOf(message, sources.clientAddress);
     this.#verified = sources.clientCertificateAttributes?.(message.socket as Socket);
   }
 
   /** The client's address as the `remoteHost` attribute shows it (an IPv4-mapped IPv6 address as IPv4). */
   get remoteHost(): string {
-    return remoteHostOf(this.#remoteAddress);
+    return remoteHostOf(this.clientAddress);
   }
 
   /** The request's header attributes (frozen, built once): the records' base attributes. */
@@ -88,7 +98,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
       verified: this.#verified,
       identity: this.identity,
       trace: traceAttributes(this.traceContext, this.#sources.traceContext),
-      remoteAddress: this.#remoteAddress,
+      remoteAddress: this.clientAddress,
       reserved: this.#sources.reservedAttributes,
     }));
   }
@@ -97,6 +107,19 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
   get baseAttributes(): HeaderAttributes {
     return this.headers;
   }
+}
+
+/**
+ * The `clientAddress` part of {@link RequestAttributeSources} for an origin's HTTP config: absent without
+ * `http.trustedProxies`, so that the common origin reads only the socket.
+ */
+export function clientAddressSources(http: Pick<HttpConfig, 'trustedProxies' | 'trustedProxyHeader'>): {
+  clientAddress?: ClientAddressOptions;
+} {
+  const trustedProxies = TrustedProxies.of(http.trustedProxies);
+  return trustedProxies === undefined
+    ? {}
+    : { clientAddress: { trustedProxies, header: http.trustedProxyHeader } };
 }
 
 const NO_TRACE_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});

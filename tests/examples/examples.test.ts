@@ -41,18 +41,37 @@ it('examples/gateway serves a public and a secure service on one gateway', () =>
   ]);
 });
 
+it('examples/metrics answers a scrape with the counts of what it was sent, and readiness', () => {
+  const out = runExample('metrics').trim().split('\n');
+  expect(out).toEqual([
+    'request:end 200 answered',
+    'request:end 403 rejected ORIGIN_APP_ID_MISSING',
+    'readyz 200 ready',
+    'rest_origin_requests_total{origin="orders",status="200",outcome="answered"} 1',
+    'rest_origin_requests_total{origin="orders",status="403",outcome="rejected"} 1',
+    'rest_origin_records_received_total{origin="orders"} 2',
+  ]);
+});
+
 it('examples/opentelemetry makes one span per request with the ids of the traceparent the origin echoes', () => {
   const out = runExample('opentelemetry').trim().split('\n');
   const echoed = out
     .slice(0, 2)
     .map((line) => /^(\d+) traceparent: 00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(line));
   expect(echoed.map((match) => match?.[1])).toEqual(['200', '403']);
-  expect(out.slice(2)).toEqual(
+  expect(out.slice(2, 4)).toEqual(
     echoed.map(
       (match) => `span POST / ${match![2]}-${match![3]} parent 00f067aa0ba902b7 status ${match![1]}`,
     ),
   );
   expect(echoed[0]![2]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+  // From the diagnostics channels: the span has the id of the echoed traceparent too.
+  const channels =
+    /^channels: 00-4bf92f3577b34da6a3ce929d0e0e4736-([0-9a-f]{16})-01 span ([0-9a-f]{16}) answered$/.exec(
+      out[4] ?? '',
+    );
+  expect(channels?.[1]).toBe(channels?.[2]);
+  expect(out).toHaveLength(5);
 });
 
 it('examples/host-engine routes two pipelines on one port by application ID', () => {
@@ -118,4 +137,24 @@ it('the example logfmt format gives the same records and failures for any chunki
     for (let at = 0; at < input.length; at += size) chunks.push(input.subarray(at, at + size));
     expect(await parseStream(logfmtFormat, { maxLineBytes: 100 }, chunks)).toEqual(whole);
   }
+});
+
+it('examples/behind-a-proxy takes the client from X-Forwarded-For only from a trusted proxy', () => {
+  expect(runExample('behind-a-proxy').trim().split('\n')).toEqual([
+    'via the proxy: 198.51.100.7',
+    'forged: 127.0.0.2',
+  ]);
+});
+
+it('examples/idempotency processes an order once, replays the resend, refuses a reused or missing key', () => {
+  const out = runExample('idempotency').trim().split('\n');
+  expect(out.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+    '201 replayed=false',
+    '201 replayed=true',
+    '422 replayed=false',
+    '400 replayed=false',
+    'orders processed:',
+  ]);
+  expect(out[1]).toContain('"orderNumber":1');
+  expect(out[4]).toBe('orders processed: 1');
 });

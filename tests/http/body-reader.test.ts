@@ -11,8 +11,10 @@ import { isOriginError, OriginError } from '../../src/errors/origin-error';
 import {
   bodyTooLargeError,
   declaredLengthTooLarge,
+  readBody,
   readDecodedBody,
   type RequestBody,
+  type RequestBodyStream,
 } from '../../src/http/body-reader';
 import { crc32c, maskCrc32c } from '../../src/formats/crc32c';
 import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/formats/snappy-framing';
@@ -416,6 +418,48 @@ describe('readDecodedBody without HTTP', () => {
   it('rejects a maxRequestBytes that is not a non-negative integer', () => {
     expect(() => readDecodedBody(bodyOf(Readable.from([])), { maxRequestBytes: -1 })).toThrow(RangeError);
     expect(() => readDecodedBody(bodyOf(Readable.from([])), { maxRequestBytes: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('readBody onRawChunk', () => {
+  function streamOf(chunks: Buffer[], headers: Record<string, string>): RequestBodyStream {
+    return Object.assign(Readable.from(chunks), { headers }) as RequestBodyStream;
+  }
+
+  function read(
+    body: RequestBodyStream,
+    limit: number,
+  ): Promise<{ raw: Buffer; decoded: Buffer; error: unknown }> {
+    const raw: Buffer[] = [];
+    const decoded: Buffer[] = [];
+    return new Promise((resolve) => {
+      readBody(
+        body,
+        { maxRequestBytes: limit, onRawChunk: (chunk) => raw.push(Buffer.from(chunk)) },
+        (chunk) => decoded.push(Buffer.from(chunk)),
+        (error) => resolve({ raw: Buffer.concat(raw), decoded: Buffer.concat(decoded), error }),
+      );
+    });
+  }
+
+  const text = Buffer.from('{"a":1}\n'.repeat(1000));
+
+  it.each([
+    ['identity', {}, text],
+    ['gzip', { 'content-encoding': 'gzip' }, gzipSync(text)],
+    ['snappy', { 'content-encoding': 'snappy' }, encodeSnappyFramed(text)],
+  ])('sees a %s body as received, chunk by chunk, before it is decoded', async (_name, headers, sent) => {
+    const chunks = [sent.subarray(0, 7), sent.subarray(7, 100), sent.subarray(100)];
+    const { raw, decoded, error } = await read(streamOf(chunks, headers), 1_000_000);
+    expect(error).toBeUndefined();
+    expect(raw.equals(sent)).toBe(true);
+    expect(decoded.equals(text)).toBe(true);
+  });
+
+  it('sees no chunk past the raw limit', async () => {
+    const { raw, error } = await read(streamOf([text.subarray(0, 100), text.subarray(100)], {}), 150);
+    expect(isOriginError(error, 'ORIGIN_HTTP_BODY_TOO_LARGE')).toBe(true);
+    expect(raw.length).toBe(100);
   });
 });
 

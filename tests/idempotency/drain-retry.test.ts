@@ -22,10 +22,11 @@ import { startRedis, type TestRedis } from './test-redis';
 
 const MAX_ATTEMPTS = 400;
 /**
- * A first attempt waits less than the pipeline's slowest batch (30 ms), so that many time out while still in
- * flight and are retried; a retry waits long enough to be answered (409 or the replay) on a busy machine.
+ * A first attempt waits less than the pipeline's slowest batch (100 ms), so that many time out while still in
+ * flight and are retried; a retry waits long enough to be answered (409 or the replay) on a busy machine. The
+ * origins have a slot and a runner per client, so that a first attempt reaches the pipeline at once.
  */
-const FIRST_TIMEOUT_MS = 20;
+const FIRST_TIMEOUT_MS = 60;
 const RETRY_TIMEOUT_MS = 2000;
 
 interface Tally {
@@ -52,9 +53,10 @@ async function deliverAll(
   clients: number,
   pick: (n: number, attempt: number) => string,
   progress: (delivered: number) => void,
+  keyed = true,
 ): Promise<Tally> {
   const tally: Tally = { attempts: 0, ok: 0, replayed: 0, byStatus: new Map(), byError: new Map() };
-  const agent = new Agent({ connections: 4, keepAliveTimeout: 1000 });
+  const agent = new Agent({ connections: 32, keepAliveTimeout: 1000 });
   let next = 0;
   const deliver = async (n: number): Promise<void> => {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -63,7 +65,7 @@ async function deliverAll(
         const answer = await request(pick(n, attempt), {
           method: 'POST',
           body: JSON.stringify({ n }),
-          headers: { 'Idempotency-Key': `"record-${n}"` },
+          headers: keyed ? { 'Idempotency-Key': `"record-${n}"` } : {},
           dispatcher: agent,
           // undici's own timeouts tick in whole seconds; an abort signal is as short as asked.
           signal: AbortSignal.timeout(attempt === 0 ? FIRST_TIMEOUT_MS : RETRY_TIMEOUT_MS),
@@ -114,15 +116,18 @@ function expectExactlyOnce(total: number, seen: number[]): void {
 }
 
 describe('drain and retry with idempotency keys', () => {
-  it('one process: the origin closes mid-run, a second takes over with the same store; every record processed once', async () => {
-    const total = 400;
+  /**
+   * One process: an origin closes mid-run and a second, sharing its store, takes over. Resolves with the records
+   * the pipeline saw, in order.
+   */
+  async function oneProcessRun(total: number, keyed: boolean): Promise<{ tally: Tally; seen: number[] }> {
     const seen: number[] = [];
     const store = new MemoryIdempotencyStore({ maxEntries: 10_000 });
     const pool = new InProcessRunnerPool(
-      8,
+      24,
       async (batch: Batch) => {
         for (const record of batch.records) seen.push((record.value as { n: number }).n);
-        await sleep(Math.floor(Math.random() * 30));
+        await sleep(Math.floor(Math.random() * 100));
         new SendResponse().write(batch);
       },
       { runnerIdleTimeMs: 0 },
@@ -131,7 +136,7 @@ describe('drain and retry with idempotency keys', () => {
     const startOne = async (shared: IdempotencyStore): Promise<{ origin: Origin; url: string }> => {
       const origin = new Origin(
         {
-          http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 8, queueSize: 64, idempotency: {} },
+          http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 24, queueSize: 64, idempotency: {} },
           dataFormat: { format: 'json' },
         },
         { runners: pool, idempotencyStore: shared },
@@ -155,15 +160,33 @@ describe('drain and retry with idempotency keys', () => {
             await first.origin.close({ timeoutMs: 10_000 });
           });
         },
+        keyed,
       );
       await closing;
-      report('one process, close() mid-run', total, tally, seen);
       expect(first.origin.state).toBe('closed');
-      expectExactlyOnce(total, seen);
+      return { tally, seen };
     } finally {
       for (const origin of started) await origin.destroy();
       await pool.close();
     }
+  }
+
+  it('one process: the origin closes mid-run, a second takes over with the same store; every record processed once', async () => {
+    const total = 400;
+    const { tally, seen } = await oneProcessRun(total, true);
+    report('one process, close() mid-run', total, tally, seen);
+    expectExactlyOnce(total, seen);
+  });
+
+  it('the same clients without keys: nothing lost, but what timed out in the pipeline was processed again (printed)', async () => {
+    const total = 400;
+    const { tally, seen } = await oneProcessRun(total, false);
+    report('one process, close() mid-run, no keys', total, tally, seen);
+    expect(new Set(seen).size).toBe(total);
+    const twice = new Set(seen.filter((n, i) => seen.indexOf(n) !== i)).size;
+    console.log(
+      `without keys: ${twice} records reached the pipeline more than once (${seen.length - total} extra times)`,
+    );
   });
 
   describe('two origin processes sharing one Redis store', () => {
@@ -182,21 +205,27 @@ describe('drain and retry with idempotency keys', () => {
     /** Starts an origin process; resolves with its URL and the records its pipeline saw (filled as they come). */
     async function originProcess(
       seen: number[],
+      options: { http?: Record<string, unknown>; pipelineMs?: number } = {},
     ): Promise<{ child: ChildProcess; url: string; closed: Promise<void> }> {
       const config = {
         http: {
           host: '127.0.0.1',
           port: 0,
-          maxConcurrentRequests: 8,
+          maxConcurrentRequests: 24,
           queueSize: 64,
           idempotency: { store: { redisUrl: redis.url, timeoutMs: 2000 } },
+          ...options.http,
         },
         dataFormat: { format: 'json' },
       };
+      const env =
+        options.pipelineMs === undefined
+          ? process.env
+          : { ...process.env, PIPELINE_MS: String(options.pipelineMs) };
       const child = spawn(
         process.execPath,
         ['--import', 'tsx', join(__dirname, 'origin-process.ts'), JSON.stringify(config)],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+        { stdio: ['ignore', 'pipe', 'pipe'], env },
       );
       children.push(child);
       let errors = '';
@@ -249,6 +278,41 @@ describe('drain and retry with idempotency keys', () => {
       await sleep(200);
       report('two processes on one Redis, SIGTERM mid-run', total, tally, seen);
       expectExactlyOnce(total, seen);
+    });
+
+    it('a process killed mid-batch holds its key until the lock expires; then the retry is processed (at least once)', async () => {
+      // Lock TTL = requestTimeoutMs + responseTimeoutMs = 3 s.
+      const http = { requestTimeoutMs: 1500, headersTimeoutMs: 1500, responseTimeoutMs: 1500 };
+      const seen: number[] = [];
+      const [a, b] = await Promise.all([
+        originProcess(seen, { http, pipelineMs: 60_000 }),
+        originProcess(seen, { http }),
+      ]);
+      const post = (url: string): Promise<{ status: number; replayed: unknown }> =>
+        request(url, { method: 'POST', body: '{"n":7}', headers: { 'Idempotency-Key': 'crash-7' } }).then(
+          async (answer) => {
+            await answer.body.text();
+            return { status: answer.statusCode, replayed: answer.headers['idempotent-replayed'] };
+          },
+        );
+      const lost = post(a.url).catch((error: unknown) => error);
+      while (!seen.includes(7)) await sleep(20);
+      a.child.kill('SIGKILL');
+      expect(await lost).toBeInstanceOf(Error);
+      expect((await post(b.url)).status).toBe(409);
+      const killedAt = performance.now();
+      let answer = await post(b.url);
+      for (let attempt = 0; attempt < 100 && answer.status === 409; attempt++) {
+        await sleep(100);
+        answer = await post(b.url);
+      }
+      console.log(
+        `a process killed mid-batch: its key answered 409 for ${Math.round(performance.now() - killedAt)} ms, ` +
+          `then ${answer.status}; the pipeline saw record 7 ${seen.filter((n) => n === 7).length} times`,
+      );
+      expect(answer.status).toBe(200);
+      expect(seen.filter((n) => n === 7)).toHaveLength(2);
+      expect((await post(b.url)).replayed).toBe('true');
     });
   });
 });

@@ -11,6 +11,8 @@ import {
   type Pipeline,
 } from 'rest-service-origin';
 import { gate, send, startOrigin, type TestConfig, type TestOrigin } from '../origin/origin-helpers';
+import { httpsAgent, sendHttps, startHttpsOrigin } from '../tls/https-client';
+import { makeTlsMaterial } from '../tls/tls-material';
 import { startRedis } from './test-redis';
 
 /** http.idempotency over real sockets: replay, 409, 422, 400, what is kept and what is released. */
@@ -49,7 +51,7 @@ const KEY = { 'Idempotency-Key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' };
 
 describe('a repeat with the same key', () => {
   it('gets the first answer replayed (status, headers, body) with Idempotent-Replayed: true, without reaching the pipeline', async () => {
-    const { url, runs } = await keyed();
+    const { origin, url, runs } = await keyed();
     const first = await send(url, { body: '{"n":1}', headers: KEY });
     expect(first.status).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -60,6 +62,11 @@ describe('a repeat with the same key', () => {
     expect(again.headers['content-type']).toBe(first.headers['content-type']);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(runs()).toBe(1);
+    const replays = origin
+      .metrics({ format: 'snapshot' })
+      .families.find((family) => family.name === 'rest_origin_idempotent_replays_total');
+    expect(replays?.samples).toEqual([{ labels: { origin: 'REST Service 1' }, value: 1 }]);
+    expect(origin.metrics().requests.byStatus).toEqual({ '201': 2 });
   });
 
   it('the bare and the quoted form of a key are the same key', async () => {
@@ -126,6 +133,47 @@ describe('keys', () => {
     expect([one.status, two.status]).toEqual([201, 201]);
     expect(two.headers['idempotent-replayed']).toBeUndefined();
     expect(runs()).toBe(2);
+  });
+
+  it('are scoped by authenticated user: alice cannot replay (or block) bob’s key', async () => {
+    const material = makeTlsMaterial();
+    let runs = 0;
+    const started = await startHttpsOrigin(
+      material,
+      {
+        http: { idempotency: {} },
+        tls: {
+          basicAuthenticationUsers: [
+            { user: 'alice', password: 'alice-secret' },
+            { user: 'bob', password: 'bob-secret' },
+          ],
+        },
+      },
+      {
+        pipeline: (batch) => {
+          runs++;
+          new SendResponse().write(batch);
+        },
+      },
+    );
+    const agent = httpsAgent(material);
+    try {
+      const as = (user: string): Record<string, string> => ({
+        ...KEY,
+        Authorization: `Basic ${Buffer.from(`${user}:${user}-secret`).toString('base64')}`,
+      });
+      const bob = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('bob') });
+      const alice = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('alice') });
+      expect([bob.status, alice.status]).toEqual([200, 200]);
+      expect(alice.headers['idempotent-replayed']).toBeUndefined();
+      const bobAgain = await sendHttps(started.url, agent, { body: '{"n":1}', headers: as('bob') });
+      expect(bobAgain.headers['idempotent-replayed']).toBe('true');
+      expect(runs).toBe(2);
+    } finally {
+      await agent.close();
+      await started.stop();
+      material.remove();
+    }
   });
 
   it('are refused 400 ORIGIN_IDEMPOTENCY_KEY_INVALID when empty, too long, not ASCII or sent twice', async () => {
@@ -307,6 +355,38 @@ describe('the store', () => {
     expect(runs()).toBe(0);
     // A request without a key does not need the store.
     expect((await send(url, { body: '{"n":1}' })).status).toBe(201);
+  });
+
+  it('Redis going away under traffic: keyed requests get 503 (never a hang), and are served again once it is back', async () => {
+    const redis = await startRedis();
+    try {
+      const { url, runs } = await keyed({
+        http: { idempotency: { store: { redisUrl: redis.url, timeoutMs: 300 } } },
+      });
+      const keyedSend = (n: number): ReturnType<typeof send> =>
+        send(url, { body: `{"n":${n}}`, headers: { 'Idempotency-Key': `k-${n}` } });
+      expect((await keyedSend(1)).status).toBe(201);
+      await redis.pause();
+      const during = await Promise.all([2, 3, 4, 5].map(keyedSend));
+      for (const answer of during) {
+        expect(answer.status).toBe(503);
+        expect(answer.text).toContain('ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE');
+        expect(answer.headers['retry-after']).toBe('1');
+      }
+      expect(runs()).toBe(1);
+      await redis.resume();
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 201; attempt++) {
+        status = (await keyedSend(2)).status;
+        if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(201);
+      expect((await keyedSend(1)).headers['idempotent-replayed']).toBeUndefined();
+      expect(runs()).toBe(3);
+    } finally {
+      for (const origin of running.splice(0)) await origin.stop();
+      await redis.stop();
+    }
   });
 
   it('a Redis store shared by two origins: the second replays what the first answered', async () => {

@@ -5,6 +5,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
 } from 'rest-service-origin';
+import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from './test-redis';
 
 /**
@@ -226,7 +227,25 @@ describe('MemoryIdempotencyStore bounds', () => {
   });
 });
 
-describe('RedisIdempotencyStore without Redis', () => {
+describe('RedisIdempotencyStore faults', () => {
+  it('a key holding a value the store did not write is ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE, not a crash', async () => {
+    const store = new RedisIdempotencyStore({ redisUrl: redis.url, keyPrefix: 'foreign:' });
+    const other = new Redis(redis.url);
+    try {
+      await other.set('foreign:k', 'not json');
+      await other.set('foreign:j', '{"s":"x"}');
+      for (const key of ['k', 'j']) {
+        await expect(store.acquire(key, 1000)).rejects.toMatchObject({
+          code: 'ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE',
+        });
+        await expect(store.get(key)).rejects.toMatchObject({ code: 'ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE' });
+      }
+    } finally {
+      other.disconnect();
+      await store.close();
+    }
+  });
+
   it('fails each call within timeoutMs with ORIGIN_IDEMPOTENCY_STORE_UNAVAILABLE, and recovers when Redis is back', async () => {
     const own = await startRedis();
     const store = new RedisIdempotencyStore({ redisUrl: own.url, timeoutMs: 300 });

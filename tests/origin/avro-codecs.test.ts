@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'formats', 'avro');
 
@@ -43,9 +43,9 @@ function expectedData(name: string): unknown {
 
 /** Issue 15 item 3: containers written by python-avro with every codec of the Avro specification. */
 describe('origin with Avro containers of every codec', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   beforeAll(async () => {
-    running = await startOrigin({ dataFormat: { format: 'avro' } }, answerRecordsAndErrors);
+    running = injectOrigin({ dataFormat: { format: 'avro' } }, answerRecordsAndErrors);
   });
   afterAll(async () => {
     await running?.stop();
@@ -55,7 +55,7 @@ describe('origin with Avro containers of every codec', () => {
     'answers the records python-avro reads from its %s-codec file',
     async (codec) => {
       const body = readFileSync(join(FIXTURES, `${codec}-codec.input.bin`));
-      const answer = await send(running!.url, { body });
+      const answer = await running!.send({ body });
       expect(answer.status).toBe(200);
       const data = (answer.json as { data: unknown[] }).data;
       expect(data).toHaveLength(6);
@@ -69,10 +69,10 @@ describe('origin with Avro containers of every codec', () => {
     async (codec) => {
       const body = readFileSync(join(FIXTURES, `bomb-${codec}.avro`));
       expect(body.length).toBeLessThan(10_000);
-      const answer = await send(running!.url, { body });
+      const answer = await running!.send({ body });
       expect(answer.status).toBe(400);
       expect(answer.text).toContain('ORIGIN_AVRO_BLOCK_TOO_LARGE');
-      const after = await send(running!.url, { body: readFileSync(join(FIXTURES, 'null-codec.input.bin')) });
+      const after = await running!.send({ body: readFileSync(join(FIXTURES, 'null-codec.input.bin')) });
       expect(after.status).toBe(200);
     },
   );
@@ -83,7 +83,7 @@ describe('origin with Avro containers of every codec', () => {
       const body = Buffer.from(readFileSync(join(FIXTURES, `${codec}-codec.input.bin`)));
       // The last block's compressed data ends just before the final 16-byte sync marker.
       for (let i = 17; i < 25; i++) body[body.length - i] = (body[body.length - i] as number) ^ 0x5a;
-      const answer = await send(running!.url, { body });
+      const answer = await running!.send({ body });
       expect(answer.status).toBe(207);
       const data = (answer.json as { data: unknown[] }).data;
       expect(data).toEqual((expectedData(`${codec}-codec`) as unknown[]).slice(0, 4));
@@ -96,9 +96,9 @@ describe('origin with Avro containers of every codec', () => {
 
 /** The request's budget (maxRequestSizeMb) holds for what the blocks decompress to, all together. */
 describe('origin with Avro containers over the request budget', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   beforeAll(async () => {
-    running = await startOrigin(
+    running = injectOrigin(
       { http: { maxRequestSizeMb: 1 }, dataFormat: { format: 'avro' } },
       answerRecordsAndErrors,
     );
@@ -110,7 +110,7 @@ describe('origin with Avro containers over the request budget', () => {
   it('answers 413 to ten 500 kB zstandard blocks, each under maxBlockSizeBytes', async () => {
     const body = readFileSync(join(FIXTURES, 'blocks-zstandard.avro'));
     expect(body.length).toBeLessThan(1_000);
-    const answer = await send(running!.url, { body });
+    const answer = await running!.send({ body });
     expect(answer.status).toBe(413);
     expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_AVRO_TOO_LARGE - /);
   });
@@ -118,14 +118,14 @@ describe('origin with Avro containers over the request budget', () => {
   it.each(['bzip2', 'xz', 'zstandard'])(
     'answers 413 to a %s bomb block once past the budget, below maxBlockSizeBytes',
     async (codec) => {
-      const answer = await send(running!.url, { body: readFileSync(join(FIXTURES, `bomb-${codec}.avro`)) });
+      const answer = await running!.send({ body: readFileSync(join(FIXTURES, `bomb-${codec}.avro`)) });
       expect(answer.status).toBe(413);
       expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_AVRO_TOO_LARGE - /);
     },
   );
 
   it('still answers a container within the budget', async () => {
-    const answer = await send(running!.url, { body: readFileSync(join(FIXTURES, 'xz-codec.input.bin')) });
+    const answer = await running!.send({ body: readFileSync(join(FIXTURES, 'xz-codec.input.bin')) });
     expect(answer.status).toBe(200);
   });
 });

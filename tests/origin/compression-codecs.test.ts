@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendResponse, type Pipeline } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 /** Files made by the real tools (tests/fixtures/formats/compression/generate-tools.sh). */
 const TOOLS = join(__dirname, '..', 'fixtures', 'formats', 'compression', 'tools');
@@ -35,13 +35,13 @@ function errorMessage(answer: { json: unknown }): string {
 
 /** Issue 15 item 6: every codec of the Compression Format, with files made by gzip, bzip2, xz, zstd, tar and zip. */
 describe('origin with each compression codec', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
   });
 
-  const compressedFile = (maxRequestSizeMb = 10): Parameters<typeof startOrigin>[0] => ({
+  const compressedFile = (maxRequestSizeMb = 10): Parameters<typeof injectOrigin>[0] => ({
     http: { maxRequestSizeMb },
     dataFormat: {
       format: 'json',
@@ -51,8 +51,8 @@ describe('origin with each compression codec', () => {
   });
 
   it.each(FILE_EXTENSIONS)('reads a compressed file made by the .%s tool', async (ext) => {
-    running = await startOrigin(compressedFile(), withEntryNames);
-    const answer = await send(running.url, { body: tool(`customers.json.${ext}`) });
+    running = injectOrigin(compressedFile(), withEntryNames);
+    const answer = await running.send({ body: tool(`customers.json.${ext}`) });
     expect(answer.status).toBe(200);
     expect((answer.json as { data: unknown[] }).data).toEqual(
       CUSTOMERS.map((value) => ({ value, entry: null })),
@@ -60,15 +60,15 @@ describe('origin with each compression codec', () => {
   });
 
   it.each(FILE_EXTENSIONS)('reads the concatenated members of a .%s file as one file', async (ext) => {
-    running = await startOrigin(compressedFile(), withEntryNames);
-    const answer = await send(running.url, { body: tool(`customers-concatenated.json.${ext}`) });
+    running = injectOrigin(compressedFile(), withEntryNames);
+    const answer = await running.send({ body: tool(`customers-concatenated.json.${ext}`) });
     expect(answer.status).toBe(200);
     const values = (answer.json as { data: { value: unknown }[] }).data.map((d) => d.value);
     expect(values).toEqual([...CUSTOMERS, ...CUSTOMERS]);
   });
 
   it.each(FILE_EXTENSIONS)('answers 413 to a .%s bomb once past maxRequestSizeMb', async (ext) => {
-    running = await startOrigin({
+    running = injectOrigin({
       http: { maxRequestSizeMb: 1 },
       dataFormat: {
         format: 'binary',
@@ -78,18 +78,18 @@ describe('origin with each compression codec', () => {
     });
     const body = tool(`bomb.${ext}`);
     expect(body.length).toBeLessThan(1_000_000);
-    const answer = await send(running.url, { body });
+    const answer = await running.send({ body });
     expect(answer.status).toBe(413);
     expect(errorMessage(answer)).toMatch(/^ORIGIN_ARCHIVE_TOO_LARGE - /);
     // The origin goes on serving.
-    const after = await send(running.url, { body: tool(`customers.json.${ext}`) });
+    const after = await running.send({ body: tool(`customers.json.${ext}`) });
     expect(after.status).toBe(200);
   });
 
   it.each(FILE_EXTENSIONS)('answers 400 to a .%s file cut short', async (ext) => {
-    running = await startOrigin(compressedFile(), withEntryNames);
+    running = injectOrigin(compressedFile(), withEntryNames);
     const whole = tool(`customers-concatenated.json.${ext}`);
-    const answer = await send(running.url, { body: whole.subarray(0, whole.length - 5) });
+    const answer = await running.send({ body: whole.subarray(0, whole.length - 5) });
     expect(answer.status).toBe(400);
     expect(errorMessage(answer)).toMatch(/^ORIGIN_ARCHIVE_MALFORMED - /);
   });
@@ -97,7 +97,7 @@ describe('origin with each compression codec', () => {
   it.each([...TAR_EXTENSIONS.map((ext) => `mixed.tar.${ext}`), 'mixed-tools.zip'])(
     'reads the selected entries of %s as a compressed archive',
     async (name) => {
-      running = await startOrigin(
+      running = injectOrigin(
         {
           dataFormat: {
             format: 'json',
@@ -107,7 +107,7 @@ describe('origin with each compression codec', () => {
         },
         withEntryNames,
       );
-      const answer = await send(running.url, { body: tool(name) });
+      const answer = await running.send({ body: tool(name) });
       expect(answer.status).toBe(200);
       expect((answer.json as { data: unknown[] }).data).toEqual([
         ...CUSTOMERS.map((value) => ({ value, entry: '/customers.json' })),
@@ -117,20 +117,20 @@ describe('origin with each compression codec', () => {
   );
 
   it.each(TAR_EXTENSIONS)('answers 400 to a tar.%s cut short', async (ext) => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'json', compression: { format: 'compressedArchive', filePattern: '*.json' } },
     });
     const whole = tool(`mixed.tar.${ext}`);
-    const answer = await send(running.url, { body: whole.subarray(0, Math.floor(whole.length / 2)) });
+    const answer = await running.send({ body: whole.subarray(0, Math.floor(whole.length / 2)) });
     expect(answer.status).toBe(400);
     expect(errorMessage(answer)).toMatch(/^ORIGIN_ARCHIVE_MALFORMED - /);
   });
 
   it('answers 400 to a compressed file that holds no tar in compressed-archive mode', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'json', compression: { format: 'compressedArchive', filePattern: '*' } },
     });
-    const answer = await send(running.url, { body: tool('customers.json.xz') });
+    const answer = await running.send({ body: tool('customers.json.xz') });
     expect(answer.status).toBe(400);
     expect(errorMessage(answer)).toMatch(
       /^ORIGIN_ARCHIVE_NOT_RECOGNIZED - .*a tar archive inside the xz file/,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gzipSync, zipSync } from 'fflate';
 import { DataRecord, SendResponse, field, type Pipeline } from 'rest-service-origin';
 import { writeEngineRecords } from '../../src/formats/engine-record/engine-record-codec';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'formats', 'compression');
 
@@ -21,18 +21,18 @@ const withEntryNames: Pipeline = (batch) => {
 };
 
 describe('origin with a compression format', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
   });
 
   it('parses the selected entries of a tar.gz body and names them in the record headers', async () => {
-    running = await startOrigin(
+    running = injectOrigin(
       { dataFormat: { format: 'json', compression: { format: 'compressedArchive', filePattern: '*.json' } } },
       withEntryNames,
     );
-    const answer = await send(running.url, { body: readFileSync(join(FIXTURES, 'mixed.tar.gz')) });
+    const answer = await running.send({ body: readFileSync(join(FIXTURES, 'mixed.tar.gz')) });
     expect(answer.status).toBe(200);
     const data = (answer.json as { data: { value: unknown; file: string; path: string }[] }).data;
     expect(data.slice(0, 3)).toEqual([
@@ -45,7 +45,7 @@ describe('origin with a compression format', () => {
 
   it('reads gzip-compressed Engine Records with their types and header attributes', async () => {
     const seen: unknown[] = [];
-    running = await startOrigin(
+    running = injectOrigin(
       { dataFormat: { format: 'engineRecord', compression: { format: 'compressedFile', filePattern: '*' } } },
       (batch) => {
         for (const record of batch.records) {
@@ -58,27 +58,27 @@ describe('origin with a compression format', () => {
       { id: 12n, price: field('DECIMAL', '1.50', { scale: '2' }) },
       { attributes: { origin: 'upstream' } },
     );
-    const answer = await send(running.url, { body: Buffer.from(gzipSync(writeEngineRecords([written]))) });
+    const answer = await running.send({ body: Buffer.from(gzipSync(writeEngineRecords([written]))) });
     expect(answer.status).toBe(200);
     expect(seen).toEqual([[{ type: 'DECIMAL', value: '1.50', attributes: { scale: '2' } }, 12n, 'upstream']]);
   });
 
   it('refuses a zip bomb with 413 once its decompressed size passes maxRequestSizeMb', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       http: { maxRequestSizeMb: 1 },
       dataFormat: { format: 'json', compression: { format: 'archive', filePattern: '*' } },
     });
     const bomb = Buffer.from(zipSync({ 'zeros.json': new Uint8Array(30_000_000) }, { level: 9 }));
-    const answer = await send(running.url, { body: bomb });
+    const answer = await running.send({ body: bomb });
     expect(answer.status).toBe(413);
     expect((answer.json as { errorMessage: string }).errorMessage).toMatch(/^ORIGIN_ARCHIVE_TOO_LARGE - /);
   });
 
   it('answers 400 when the body is not the configured kind of file', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'json', compression: { format: 'compressedFile', filePattern: '*' } },
     });
-    const answer = await send(running.url, { body: '{"plain":true}' });
+    const answer = await running.send({ body: '{"plain":true}' });
     expect(answer.status).toBe(400);
     expect((answer.json as { errorMessage: string }).errorMessage).toMatch(
       /^ORIGIN_ARCHIVE_NOT_RECOGNIZED - /,

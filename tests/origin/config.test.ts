@@ -89,6 +89,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    trustedProxies: [],
+    trustedProxyHeader: 'xForwardedFor',
     metricsPath: '',
     healthPath: '',
     readinessPath: '',

@@ -355,6 +355,38 @@ describe('CORS on a port shared by application IDs', () => {
       const other = await send(port, 'OPTIONS', preflight(OTHER_PAGE).headers);
       expect(other.status).toBe(403);
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
+      // A request no origin of the port claims is refused by the port's first origin, which has no CORS here.
+      const unrouted = await send(port, 'POST', { Origin: PAGE, 'X-ENGINE-APPLICATION-ID': 'nope' });
+      expect(unrouted.status).toBe(403);
+      expect(unrouted.headers['access-control-allow-origin']).toBeUndefined();
+      const routed = await send(port, 'POST', { Origin: PAGE, 'X-ENGINE-APPLICATION-ID': 'b' });
+      expect(routed.headers['access-control-allow-origin']).toBe(PAGE);
+    } finally {
+      await first.close();
+      await second.close();
+      await runners.close();
+    }
+  });
+
+  it("adds the first origin's CORS headers to the refusal of a request no origin of the port claims", async () => {
+    const port = await freePort();
+    const runners = new InProcessRunnerPool(20, echoPipeline);
+    const first = new Origin(corsConfig({}, { host: '127.0.0.1', port, applicationIds: ['a'] }), { runners });
+    const second = new Origin(
+      { dataFormat: { format: 'json' }, http: { host: '127.0.0.1', port, applicationIds: ['b'] } },
+      { runners },
+    );
+    await first.start();
+    await second.start();
+    try {
+      for (const id of ['nope', undefined]) {
+        const headers: Record<string, string> = { Origin: PAGE };
+        if (id !== undefined) headers['X-ENGINE-APPLICATION-ID'] = id;
+        const unrouted = await send(port, 'POST', headers);
+        expect(unrouted.status).toBe(403);
+        expect(unrouted.headers['access-control-allow-origin']).toBe(PAGE);
+        expect(unrouted.headers['vary']).toBe('Origin');
+      }
     } finally {
       await first.close();
       await second.close();

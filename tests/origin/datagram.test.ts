@@ -1,28 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_300, TEMPLATE_300, v9 } from '../formats/datagram/netflow/netflow-packets';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 describe('origin receiving NetFlow v9 datagrams', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
   });
 
   it('keeps templates for the life of the origin: template in one request, data in the next', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'datagram', datagram: { packetFormat: 'netflow' } },
     });
-    const unknown = await send(running.url, { body: Buffer.from(v9(1, DATA_300)) });
+    const unknown = await running.send({ body: Buffer.from(v9(1, DATA_300)) });
     expect((unknown.json as { errorMessage: string }).errorMessage).toMatch(
       /^ORIGIN_NETFLOW_TEMPLATE_UNKNOWN - /,
     );
 
-    const template = await send(running.url, { body: Buffer.from(v9(1, TEMPLATE_300)) });
+    const template = await running.send({ body: Buffer.from(v9(1, TEMPLATE_300)) });
     expect(template.status).toBe(200);
 
-    const data = await send(running.url, { body: Buffer.from(v9(1, DATA_300)) });
+    const data = await running.send({ body: Buffer.from(v9(1, DATA_300)) });
     const envelope = data.json as { data: { values: Record<string, unknown> }[]; error: unknown[] };
     expect(envelope.error).toEqual([]);
     expect(envelope.data).toHaveLength(1);
@@ -36,17 +36,17 @@ describe('origin receiving collectd packets whose strings hold control character
   const packet = readFileSync(
     join(__dirname, '..', 'fixtures', 'formats', 'datagram', 'collectd', 'control-characters.input.bin'),
   );
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
   });
 
   async function hosts(ignoreControlCharacters: boolean): Promise<unknown[]> {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'datagram', datagram: { packetFormat: 'collectd', ignoreControlCharacters } },
     });
-    const answer = await send(running.url, { body: packet });
+    const answer = await running.send({ body: packet });
     const envelope = answer.json as { data: { host?: unknown }[]; error: unknown[] };
     expect(envelope.error).toEqual([]);
     expect(envelope.data.length).toBeGreaterThan(0);

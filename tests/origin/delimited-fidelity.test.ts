@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 // Written by a real MariaDB from one table; see tests/fixtures/formats/delimited/mariadb/generate.sh.
 const DIR = join(__dirname, '..', 'fixtures', 'formats', 'delimited', 'mariadb');
 const rows = JSON.parse(readFileSync(join(DIR, 'rows.json'), 'utf8')) as (string | null)[][];
 
 describe('origin receiving files written by MariaDB, mysql dialect', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
@@ -22,10 +22,10 @@ describe('origin receiving files written by MariaDB, mysql dialect', () => {
   });
 
   it('answers SELECT … INTO OUTFILE (default options) with the table rows, \\N being NULL', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'delimited', delimited: { delimiterFormatType: 'mysql', parseNulls: true } },
     });
-    const answer = await send(running.url, { body: readFileSync(join(DIR, 'outfile.tsv')) });
+    const answer = await running.send({ body: readFileSync(join(DIR, 'outfile.tsv')) });
     expect(answer.status).toBe(200);
     const envelope = answer.json as { data: Record<string, string | null>[]; error: unknown[] };
     expect(envelope.error).toEqual([]);
@@ -33,7 +33,7 @@ describe('origin receiving files written by MariaDB, mysql dialect', () => {
   });
 
   it('answers mariadb --batch output with the table rows, the header naming the columns', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: {
         format: 'delimited',
         delimited: {
@@ -44,7 +44,7 @@ describe('origin receiving files written by MariaDB, mysql dialect', () => {
         },
       },
     });
-    const answer = await send(running.url, { body: readFileSync(join(DIR, 'batch.tsv')) });
+    const answer = await running.send({ body: readFileSync(join(DIR, 'batch.tsv')) });
     expect(answer.status).toBe(200);
     const envelope = answer.json as { data: Record<string, string | null>[]; error: unknown[] };
     expect(envelope.error).toEqual([]);

@@ -1,8 +1,8 @@
 import { DataRecord, writeEngineRecords, type Batch } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 describe('origin reading Engine Record bodies', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
@@ -10,7 +10,7 @@ describe('origin reading Engine Record bodies', () => {
 
   it('hands error records to the pipeline as error records, with their error and attributes', async () => {
     let seen: DataRecord[] = [];
-    running = await startOrigin({ dataFormat: { format: 'engineRecord' } }, (batch: Batch) => {
+    running = injectOrigin({ dataFormat: { format: 'engineRecord' } }, (batch: Batch) => {
       seen = batch.records;
     });
     const plain = new DataRecord({ order: 1 }, { attributes: { origin: 'store-7' } });
@@ -20,7 +20,7 @@ describe('origin reading Engine Record bodies', () => {
       stage: 'validate',
       timestamp: 1_700_000_000_000,
     });
-    const answer = await send(running.url, { body: writeEngineRecords([plain, failed]) });
+    const answer = await running.send({ body: writeEngineRecords([plain, failed]) });
     expect(answer.status).toBe(200);
     expect(seen.map((r) => r.value)).toEqual([{ order: 1 }, { order: 2 }]);
     expect(seen[0]?.header.isErrorRecord).toBe(false);

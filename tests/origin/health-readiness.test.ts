@@ -3,6 +3,7 @@ import {
   InProcessRunnerPool,
   Origin,
   echoPipeline,
+  mergeMetricsSnapshots,
   type Batch,
   type Pipeline,
   type RunnerPool,
@@ -201,5 +202,57 @@ describe('http.healthPath and http.readinessPath', () => {
     );
     expect(() => make({ readinessPath: '/ready?now' })).toThrow(/\/http\/readinessPath/);
     expect(() => make({ healthPath: 'healthz' })).toThrow(/\/http\/healthPath/);
+  });
+});
+
+describe('OriginOptions.metricsSource', () => {
+  const stops: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
+
+  it('serves what the source gives (a promise, as from a cluster primary), and 503 when it fails', async () => {
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    let fail = false;
+    const origin: Origin = new Origin(
+      {
+        general: { name: 'worker' },
+        http: { host: '127.0.0.1', port: 0, ...PATHS },
+        dataFormat: { format: 'json' },
+      },
+      {
+        runners: pool,
+        metricsSource: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (fail) throw new Error('primary\ngone');
+          const own = origin.metrics({ format: 'snapshot' });
+          return mergeMetricsSnapshots([own, own]);
+        },
+      },
+    );
+    stops.push(() => origin.destroy());
+    const url = await origin.start();
+    await request(url, { method: 'POST', body: '{}' }).then((answer) => answer.body.dump());
+    const scraped = await request(new URL('/metrics', url));
+    expect(scraped.statusCode).toBe(200);
+    expect(await scraped.body.text()).toContain(
+      'rest_origin_requests_total{origin="worker",status="200",outcome="answered"} 2',
+    );
+    fail = true;
+    const warnings: unknown[][] = [];
+    const spy = jest.spyOn(process, 'emitWarning').mockImplementation((...args: unknown[]) => {
+      warnings.push(args);
+    });
+    stops.push(async () => spy.mockRestore());
+    const failed = await request(new URL('/metrics', url));
+    // The source's words go to the host, not to whoever can reach the port.
+    expect([failed.statusCode, await failed.body.text()]).toEqual([503, 'metrics unavailable\n']);
+    expect(warnings).toEqual([
+      [
+        'The metrics source failed: primary\ngone',
+        { type: 'OriginWarning', code: 'REST_ORIGIN_METRICS_SOURCE_FAILED' },
+      ],
+    ]);
   });
 });

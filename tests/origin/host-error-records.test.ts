@@ -1,5 +1,5 @@
 import { DataRecord, SendResponse, type Pipeline } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 /** A pipeline whose own stage turns each record into an error record, as host code does. */
 function failingStage(message: string): Pipeline {
@@ -12,34 +12,34 @@ function failingStage(message: string): Pipeline {
 }
 
 describe('error records made by host code', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     await running?.stop();
     running = undefined;
   });
 
   it('answer with errorMessage in the <CODE> - <text> form, as the origin’s own do', async () => {
-    running = await startOrigin({}, failingStage('the order total is negative'));
-    const answer = await send(running.url, { body: '{"total":-1}' });
+    running = injectOrigin({}, failingStage('the order total is negative'));
+    const answer = await running.send({ body: '{"total":-1}' });
     expect((answer.json as { errorMessage: unknown }).errorMessage).toBe(
       'ORDERS_01 - the order total is negative',
     );
   });
 
   it('keep a message that is in that form already', async () => {
-    running = await startOrigin({}, failingStage('ORDERS_01 - the order total is negative'));
-    const answer = await send(running.url, { body: '{"total":-1}' });
+    running = injectOrigin({}, failingStage('ORDERS_01 - the order total is negative'));
+    const answer = await running.send({ body: '{"total":-1}' });
     expect((answer.json as { errorMessage: unknown }).errorMessage).toBe(
       'ORDERS_01 - the order total is negative',
     );
   });
 
   it('answer the same in XML', async () => {
-    running = await startOrigin(
+    running = injectOrigin(
       { httpResponse: { dataFormat: 'xml', prettyFormat: false } },
       failingStage('the order total is negative'),
     );
-    const answer = await send(running.url, { body: '{"total":-1}' });
+    const answer = await running.send({ body: '{"total":-1}' });
     expect(answer.text).toContain('<errorMessage>ORDERS_01 - the order total is negative</errorMessage>');
   });
 });

@@ -286,6 +286,64 @@ describe('http.metricsPath after a mixed run', () => {
     expect(om.families.get('rest_origin_requests')?.type).toBe('counter');
   });
 
+  it('counts a replayed idempotent answer as answered, with its bytes, but as no batch', async () => {
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const origin = new Origin(
+      {
+        general: { name: 'keyed' },
+        http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 1, idempotency: {}, ...PATHS },
+        dataFormat: { format: 'json' },
+      },
+      { runners: pool },
+    );
+    stops.push(() => origin.destroy());
+    const url = await origin.start();
+    const key = { 'Idempotency-Key': '"order-1"' };
+    const first = await post(url, '{"a":1}', key);
+    const replayed = await post(url, '{"a":1}', key);
+    expect([first.status, replayed.status, replayed.text]).toEqual([200, 200, first.text]);
+    const scrape = parseExposition(await (await request(new URL(PATHS.metricsPath, url))).body.text());
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      scrape.series.get(seriesKey(name, { origin: 'keyed', ...labels }));
+    expect(value('rest_origin_requests_total', { status: '200', outcome: 'answered' })).toBe(2);
+    expect(value('rest_origin_sent_bytes_total')).toBe(first.bytes + replayed.bytes);
+    expect(value('rest_origin_records_received_total')).toBe(1);
+    expect(value('rest_origin_batch_duration_seconds_count')).toBe(1);
+    expect(value('rest_origin_request_duration_seconds_count')).toBe(2);
+    expect(value('rest_origin_admission_wait_seconds_count')).toBe(2);
+  });
+
+  it('counts a failure of the whole body as refused, whatever onRecordError says', async () => {
+    const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
+    stops.push(() => pool.close());
+    const origin = new Origin(
+      {
+        general: { name: 'blob', onRecordError: 'sendToError' },
+        http: { host: '127.0.0.1', port: 0, maxConcurrentRequests: 1, ...PATHS },
+        dataFormat: { format: 'binary', binary: { maxDataSizeBytes: 4 } },
+      },
+      { runners: pool },
+    );
+    stops.push(() => origin.destroy());
+    const url = await origin.start();
+    const answer = await post(url, 'more than four bytes');
+    expect([answer.status, answer.text]).toEqual([413, expect.stringContaining('ORIGIN_BINARY_TOO_LARGE')]);
+    const scrape = parseExposition(await (await request(new URL(PATHS.metricsPath, url))).body.text());
+    const failures = [...scrape.series].filter(([key]) =>
+      key.startsWith('rest_origin_parse_failures_total{'),
+    );
+    const labels = { origin: 'blob', code: 'ORIGIN_BINARY_TOO_LARGE', action: 'refused' };
+    expect(failures).toEqual([[seriesKey('rest_origin_parse_failures_total', labels), 1]]);
+    const rejections = seriesKey('rest_origin_rejections_total', {
+      origin: 'blob',
+      code: 'ORIGIN_BINARY_TOO_LARGE',
+    });
+    expect(scrape.series.get(rejections)).toBe(1);
+    expect(scrape.series.get(seriesKey('rest_origin_records_received_total', { origin: 'blob' }))).toBe(0);
+    expect(scrape.series.get(seriesKey('rest_origin_error_records_total', { origin: 'blob' }))).toBe(0);
+  });
+
   it('counts a failure under stopPipeline, readable with origin.metrics() after the origin stopped itself', async () => {
     const pool = new InProcessRunnerPool(1, echoPipeline, { runnerIdleTimeMs: 0 });
     stops.push(() => pool.close());

@@ -7,13 +7,39 @@ import {
   type OriginConfigInput,
   type Pipeline,
 } from 'rest-service-origin';
+import { createTestOrigin } from 'rest-service-origin/testing';
+
+/** What a test sends ({@link TestOrigin.send}); `POST /` by default. */
+export interface SendOptions {
+  method?: string;
+  path?: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** A whole answer as the tests read it. */
+export interface SentAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body as JSON; `undefined` when it is not JSON. */
+  json: unknown;
+}
+
+/**
+ * An origin under test, over a socket ({@link startOrigin}) or in memory ({@link injectOrigin}); `send` works the
+ * same either way, so a test moves between the two by its factory alone.
+ */
+export interface ServedOrigin {
+  origin: Origin;
+  send(options?: SendOptions): Promise<SentAnswer>;
+  stop(): Promise<void>;
+}
 
 /** An origin on 127.0.0.1 with an in-process pool, and a way to stop both. */
-export interface TestOrigin {
-  origin: Origin;
+export interface TestOrigin extends ServedOrigin {
   url: string;
   pool: InProcessRunnerPool;
-  stop(): Promise<void>;
 }
 
 export type TestConfig = Omit<OriginConfigInput, 'dataFormat' | 'http'> & {
@@ -37,6 +63,7 @@ export async function startOrigin(
     origin,
     url,
     pool,
+    send: (options) => send(url, options),
     stop: async () => {
       await origin.destroy();
       await pool.close();
@@ -44,16 +71,41 @@ export async function startOrigin(
   };
 }
 
+/**
+ * The same origin as {@link startOrigin} (JSON and the echo pipeline unless told otherwise) without a port: each
+ * request goes through Node's HTTP parser and the whole request path in memory (`rest-service-origin/testing`).
+ * For tests where a socket adds nothing: what they check is the answer, not the connection.
+ */
+export function injectOrigin(config: TestConfig = {}, pipeline: Pipeline = echoPipeline): ServedOrigin {
+  const test = createTestOrigin(
+    { ...config, http: { ...config.http }, dataFormat: config.dataFormat ?? { format: 'json' } },
+    pipeline,
+  );
+  return {
+    origin: test.origin,
+    send: async (options = {}) => {
+      const answer = await test.inject({
+        method: options.method ?? 'POST',
+        path: options.path ?? '/',
+        ...(options.headers === undefined ? {} : { headers: options.headers }),
+        ...(options.body === undefined ? {} : { body: options.body }),
+      });
+      return { status: answer.status, headers: answer.headers, text: answer.body, json: parsed(answer.body) };
+    },
+    stop: () => test.close(),
+  };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sends a request and reads the whole answer. */
-export async function send(
-  url: string,
-  options: { method?: string; path?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
-): Promise<{
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  json: unknown;
-}> {
+export async function send(url: string, options: SendOptions = {}): Promise<SentAnswer> {
   const target = new URL(options.path ?? '/', url);
   const answer = await request(target, {
     method: (options.method ?? 'POST') as 'POST',
@@ -61,13 +113,7 @@ export async function send(
     headers: options.headers,
   });
   const text = await answer.body.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: answer.statusCode, headers: answer.headers, text, json };
+  return { status: answer.statusCode, headers: answer.headers, text, json: parsed(text) };
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */

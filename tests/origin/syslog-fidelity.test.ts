@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'formats', 'datagram', 'syslog');
 
@@ -10,9 +10,9 @@ const names = readdirSync(FIXTURES)
   .map((f) => f.slice(0, -'.packet'.length));
 
 describe('origin receiving syslog datagrams written by rsyslog and logger', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   beforeAll(async () => {
-    running = await startOrigin({ dataFormat: { format: 'datagram', datagram: { packetFormat: 'syslog' } } });
+    running = injectOrigin({ dataFormat: { format: 'datagram', datagram: { packetFormat: 'syslog' } } });
   });
   afterAll(async () => {
     jest.useRealTimers();
@@ -45,7 +45,7 @@ describe('origin receiving syslog datagrams written by rsyslog and logger', () =
       ],
     });
     try {
-      const answer = await send(running!.url, { body: readFileSync(join(FIXTURES, `${name}.packet`)) });
+      const answer = await running!.send({ body: readFileSync(join(FIXTURES, `${name}.packet`)) });
       expect(answer.status).toBe(200);
       const envelope = answer.json as { data: unknown[]; error: unknown[] };
       expect(envelope.error).toEqual([]);
@@ -57,7 +57,7 @@ describe('origin receiving syslog datagrams written by rsyslog and logger', () =
 });
 
 describe('origin receiving TCP streams rsyslog forwarded, with the framing they use', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   afterEach(async () => {
     jest.useRealTimers();
     await running?.stop();
@@ -76,7 +76,7 @@ describe('origin receiving TCP streams rsyslog forwarded, with the framing they 
         records: Record<string, unknown>[];
       };
       expect(expected.records).toHaveLength(3);
-      running = await startOrigin({
+      running = injectOrigin({
         dataFormat: { format: 'datagram', datagram: { packetFormat: 'syslog', syslogFraming: framing } },
       });
       jest.useFakeTimers({
@@ -94,7 +94,7 @@ describe('origin receiving TCP streams rsyslog forwarded, with the framing they 
           'clearTimeout',
         ],
       });
-      const answer = await send(running.url, { body: readFileSync(join(FIXTURES, `${name}.stream`)) });
+      const answer = await running.send({ body: readFileSync(join(FIXTURES, `${name}.stream`)) });
       const envelope = answer.json as { data: unknown[]; error: unknown[] };
       expect(envelope.error).toEqual([]);
       expect(envelope.data).toEqual(expected.records);

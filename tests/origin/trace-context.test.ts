@@ -1,4 +1,6 @@
-import { echoPipeline } from 'rest-service-origin';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import fc from 'fast-check';
+import { DIAGNOSTICS_CHANNELS, echoPipeline } from 'rest-service-origin';
 import { createTestOrigin, type TestOrigin } from 'rest-service-origin/testing';
 import { parseTraceparent, parseTracestate, traceContextOf } from '../../src/origin/trace-context';
 
@@ -75,6 +77,29 @@ describe('traceparent parsing (W3C Trace Context)', () => {
     expect(traceContextOf({ traceparent: VALID }, 'off')).toBeUndefined();
   });
 
+  it('accepts exactly the well-formed values among any strings, and never throws', () => {
+    const hex = (length: number) =>
+      fc
+        .array(fc.constantFrom(...'0123456789abcdef'), { minLength: length, maxLength: length })
+        .map((d) => d.join(''));
+    fc.assert(
+      fc.property(hex(2), hex(32), hex(16), hex(2), (version, traceId, parentId, flags) => {
+        const parsed = parseTraceparent(`${version}-${traceId}-${parentId}-${flags}`);
+        const valid = version !== 'ff' && !/^0+$/.test(traceId) && !/^0+$/.test(parentId);
+        expect(parsed).toEqual(valid ? { traceId, parentId, traceFlags: flags } : undefined);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (value) => {
+        const parsed = parseTraceparent(value);
+        if (parsed !== undefined)
+          expect(value).toMatch(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/s);
+        const state = parseTracestate(value);
+        if (state !== undefined) expect(state.split(',').length).toBeLessThanOrEqual(32);
+      }),
+    );
+  });
+
   it('gives every request its own span id', () => {
     const spans = new Set<string>();
     for (let i = 0; i < 1000; i++) spans.add(traceContextOf({ traceparent: VALID }, 'continue')!.spanId);
@@ -116,6 +141,21 @@ describe('trace context on the request path', () => {
     const answer = await test.inject({ headers: { traceparent: VALID }, body: '{}' });
     await test.inject({ body: '{}' });
     expect(events).toEqual([answer.batches[0]!.request!.traceContext, undefined]);
+  });
+
+  it('publishes the trace context with request:start on the diagnostics channel', async () => {
+    test = createTestOrigin({ dataFormat: { format: 'json' } }, echoPipeline);
+    const messages: unknown[] = [];
+    const onStart = (message: unknown): void => {
+      messages.push((message as { traceContext: unknown }).traceContext);
+    };
+    diagnosticsChannel.subscribe(DIAGNOSTICS_CHANNELS.requestStart, onStart);
+    try {
+      const answer = await test.inject({ headers: { traceparent: VALID }, body: '{}' });
+      expect(messages).toEqual([answer.batches[0]!.request!.traceContext]);
+    } finally {
+      diagnosticsChannel.unsubscribe(DIAGNOSTICS_CHANNELS.requestStart, onStart);
+    }
   });
 
   it('echoes the span on rejections too', async () => {

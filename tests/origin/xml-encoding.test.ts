@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 // Re-encoded by the real xmllint, with xmllint's own reading as UTF-8 next to each: see generate.sh there.
 const DIR = join(__dirname, '..', 'fixtures', 'formats', 'xml', 'encodings');
 const ENCODINGS = ['UTF-16', 'UTF-16BE', 'UTF-16LE', 'ISO-8859-1', 'windows-1252', 'UTF-8'];
 
 describe('origin reading XML in the encoding its byte order mark and declaration name', () => {
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   beforeAll(async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       dataFormat: { format: 'xml', xml: { delimiterElement: 'order', outputFieldAttributes: true } },
     });
   });
@@ -18,7 +18,7 @@ describe('origin reading XML in the encoding its byte order mark and declaration
   });
 
   async function records(file: string): Promise<unknown> {
-    const answer = await send(running!.url, { body: readFileSync(join(DIR, file)) });
+    const answer = await running!.send({ body: readFileSync(join(DIR, file)) });
     expect(answer.status).toBe(200);
     const envelope = answer.json as { data: unknown[]; error: unknown[] };
     expect(envelope.error).toEqual([]);

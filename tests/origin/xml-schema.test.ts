@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, InProcessRunnerPool, Origin, echoPipeline } from 'rest-service-origin';
-import { send, startOrigin, type TestOrigin } from './origin-helpers';
+import { injectOrigin, type ServedOrigin } from './origin-helpers';
 
 const XS = 'xmlns:xs="http://www.w3.org/2001/XMLSchema"';
 
@@ -36,7 +36,7 @@ const LIMITS = `<xs:schema ${XS} targetNamespace="urn:types">
 
 describe('httpResponse.xmlSchema is compiled at start, its imports read from the resources directory', () => {
   let resources: string;
-  let running: TestOrigin | undefined;
+  let running: ServedOrigin | undefined;
   beforeAll(() => {
     resources = mkdtempSync(join(tmpdir(), 'xml-schema-'));
     mkdirSync(join(resources, 'xsd'));
@@ -78,7 +78,7 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
   }
 
   it('validates with imports and includes resolved relative to the resources directory and to each file', async () => {
-    running = await startOrigin({
+    running = injectOrigin({
       general: { resourcesDirectory: resources },
       // The validator's complaint is a detail the client sees only with sendErrorDetails (decision 0046).
       httpResponse: {
@@ -88,9 +88,9 @@ describe('httpResponse.xmlSchema is compiled at start, its imports read from the
         sendErrorDetails: true,
       },
     });
-    const valid = await send(running.url, { body: '{"id":7}' });
+    const valid = await running.send({ body: '{"id":7}' });
     expect(valid.status).toBe(200);
-    const invalid = await send(running.url, { body: '{"id":12}' });
+    const invalid = await running.send({ body: '{"id":12}' });
     expect(invalid.status).toBe(500);
     expect(invalid.text).toContain('ORIGIN_RESPONSE_SCHEMA_INVALID - ');
     expect(invalid.text).toContain("'12'");
