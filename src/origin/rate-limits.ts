@@ -299,7 +299,7 @@ function limiter(shared: boolean, keyPrefix: string, points: number, duration: n
  * Makes this `node:cluster` primary keep the rate limits of its workers' origins, so that `http.rateLimits` hold
  * for the whole port rather than per worker. Call it once in the primary, before the first `cluster.fork()`: a
  * worker's limiter announces itself when its origin is constructed, and one announced before this call waits
- * unanswered. Calling it again has no further effect.
+ * unanswered. Calling it again has no further effect. `rest-origin serve --workers N` calls it in its primary.
  */
 export function startRateLimiterClusterPrimary(): void {
   if (!cluster.isPrimary) {
