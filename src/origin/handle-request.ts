@@ -46,7 +46,7 @@ import { channels } from './diagnostics-channels';
 import type { OriginMetrics, ParseFailureAction, RequestOutcome } from './origin-metrics';
 import { IncomingRequestInfo, type RequestAttributeSources } from './request-info';
 import type { RateLimitKey } from './rate-limit-options';
-import { tenantOf, type RateLimits, type RateLimitVerdict } from './rate-limits';
+import { tenantOf, withConcurrencyPolicy, type RateLimits, type RateLimitVerdict } from './rate-limits';
 import { renderInTurns, rendersInTurns, type PiecedResponse } from './render-in-turns';
 
 /**
@@ -533,8 +533,12 @@ class ServedRequest implements SlotWaiter {
 
   /** No slot for the request (queue full or wait ran out, origin closing). */
   refused(error: OriginError): void {
-    const { tenantKey } = this.#ctx;
-    if (error.code === 'ORIGIN_HTTP_TENANT_BUSY' && tenantKey) this.#ctx.metrics.countRateLimited(tenantKey);
+    const ctx = this.#ctx;
+    const perKey = ctx.config.http.maxConcurrentRequestsPerKey;
+    if (error.code === 'ORIGIN_HTTP_TENANT_BUSY' && perKey !== null) {
+      ctx.metrics.countRateLimited(perKey.key);
+      this.#replyHeaders = withConcurrencyPolicy(this.#replyHeaders, perKey);
+    }
     this.fail(error);
   }
 

@@ -6,9 +6,10 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { OriginError } from '../errors/origin-error';
 import type { OriginConfig } from './config';
-import type { RateLimitKey, RateLimitRule } from './rate-limit-options';
+import type { ConcurrencyPerKey, RateLimitKey, RateLimitRule } from './rate-limit-options';
 
 /** What a tenant is known by: the request's application ID, authenticated user and client address. */
 export interface TenantSource {
@@ -27,10 +28,32 @@ export function tenantOf(key: RateLimitKey, source: TenantSource): string {
     case 'applicationId':
       return source.applicationId ?? '';
     case 'user':
-      return source.identity?.['authenticatedUser'] ?? '';
+      return source.identity?.[IDENTITY_ATTRIBUTES.user] ?? '';
     case 'clientAddress':
       return source.remoteHost;
   }
+}
+
+/**
+ * `headers` with the per-tenant concurrency policy added to its RateLimit fields, for the 429 of a tenant whose
+ * slots and queue share are all taken: `"<key>-concurrency";q=<limit>;qu="concurrent-requests"` and `r=0` (the
+ * draft's `concurrent-requests` quota unit; no window, as the quota is not time-bound).
+ */
+export function withConcurrencyPolicy(
+  headers: Readonly<Record<string, string>>,
+  perKey: ConcurrencyPerKey,
+): Record<string, string> {
+  const name = `"${perKey.key}-concurrency"`;
+  const append = (field: string | undefined, item: string): string =>
+    field === undefined ? item : `${field}, ${item}`;
+  return {
+    ...headers,
+    'RateLimit-Policy': append(
+      headers['RateLimit-Policy'],
+      `${name};q=${perKey.limit};qu="concurrent-requests"`,
+    ),
+    RateLimit: append(headers['RateLimit'], `${name};r=0`),
+  };
 }
 
 /** What {@link RateLimits.check} decided about one request. */
@@ -276,7 +299,7 @@ function limiter(shared: boolean, keyPrefix: string, points: number, duration: n
  * Makes this `node:cluster` primary keep the rate limits of its workers' origins, so that `http.rateLimits` hold
  * for the whole port rather than per worker. Call it once in the primary, before the first `cluster.fork()`: a
  * worker's limiter announces itself when its origin is constructed, and one announced before this call waits
- * unanswered. Calling it again has no further effect. `rest-origin serve --workers N` calls it for you.
+ * unanswered. Calling it again has no further effect. `rest-origin serve --workers N` calls it in its primary.
  */
 export function startRateLimiterClusterPrimary(): void {
   if (!cluster.isPrimary) {

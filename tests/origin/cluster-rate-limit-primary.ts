@@ -16,8 +16,9 @@ const port = Number(process.argv[2]);
 const http = JSON.parse(process.argv[3] ?? '{}') as OriginConfigInput['http'];
 
 if (cluster.isPrimary) {
-  // Before the first fork: a worker's limiters announce themselves as its origin is made.
-  startRateLimiterClusterPrimary();
+  // Before the first fork: a worker's limiters announce themselves as its origin is made. NO_LIMITER_PRIMARY=1
+  // leaves it out, as a primary that forgot it would.
+  if (process.env['NO_LIMITER_PRIMARY'] !== '1') startRateLimiterClusterPrimary();
   let listening = 0;
   for (let i = 0; i < WORKERS; i++) {
     cluster.fork().on('message', (message: unknown) => {

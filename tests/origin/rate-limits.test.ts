@@ -210,6 +210,22 @@ describe('http.rateLimits by client address', () => {
   });
 });
 
+describe('http.rateLimits by client address behind a trusted proxy', () => {
+  it("limits the address the proxy's X-Forwarded-For names, not the proxy's own", async () => {
+    const { url } = await started({
+      http: {
+        trustedProxies: ['127.0.0.1'],
+        rateLimits: [{ key: 'clientAddress', requestsPerSecond: 0.1, burst: 1 }],
+      },
+    });
+    const via = async (client: string): Promise<number> =>
+      (await send(url, { body: '{"a":1}', headers: { 'X-Forwarded-For': client } })).status;
+    expect([await via('203.0.113.7'), await via('203.0.113.7'), await via('198.51.100.2')]).toEqual([
+      200, 429, 200,
+    ]);
+  });
+});
+
 describe('http.maxConcurrentRequestsPerKey by application ID', () => {
   it("admits another tenant's request while one tenant holds its share of the slots", async () => {
     let release!: () => void;
@@ -231,6 +247,8 @@ describe('http.maxConcurrentRequestsPerKey by application ID', () => {
     const busy = await send(url, asTenant('tenant-a', '{"hold":true}'));
     expect(busy.status).toBe(429);
     expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.headers['ratelimit-policy']).toBe('"applicationId-concurrency";q=2;qu="concurrent-requests"');
+    expect(busy.headers['ratelimit']).toBe('"applicationId-concurrency";r=0');
     expect(errorMessage(busy.json)).toMatch(/^ORIGIN_HTTP_TENANT_BUSY - /);
 
     // Two slots are still free, and tenant-a's waiting requests may not take them: tenant-b is answered now.
