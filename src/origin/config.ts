@@ -69,6 +69,10 @@ export interface HttpConfig {
   readonly copyAuthorizationHeaders: boolean;
   readonly copyApplicationId: boolean;
   readonly copyCookieHeaders: boolean;
+  /** HTTP/2 beside HTTP/1.1 on the port (addition, docs/http2.md). */
+  readonly http2: boolean;
+  /** Streams one HTTP/2 connection may have open at once, 1..1000 (addition). */
+  readonly http2MaxConcurrentStreams: number;
 }
 
 /**

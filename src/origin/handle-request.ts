@@ -9,6 +9,7 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
+import { cancelUnreadAnswer, isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
 import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
@@ -248,6 +249,8 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     let batch: Batch;
     let running: Promise<void> | undefined;
+    // An HTTP/2 stream reset after its last byte came, before its batch is handed on: aborted all the same.
+    if (wasReset(this.#req)) return this.fail(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
     try {
       ctx.metrics.countBytes(bytes);
       batch = batchOf(ctx, this.#parse!.finish(bytes), this.#info);
@@ -368,13 +371,16 @@ export function refuse(
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
+    const unread = !request.bodyRead && !req.complete;
     // A large body left unread would be drained by Node to keep the connection alive; closing is cheaper.
-    if (!request.bodyRead && !req.complete) {
+    // HTTP/2 has no such header (nor a connection of the request's own): its stream is ended after the answer.
+    if (unread && !isHttp2(req)) {
       headers['Connection'] = 'close';
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
     send(ctx, res, rendered, headers);
+    if (unread) stopUnreadBody(req);
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
@@ -779,13 +785,18 @@ function send(
   // The rendered headers are this response's own object: add to it rather than copy it.
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
   headers['Content-Length'] = renderedBodyLength(rendered.body);
-  if (ctx.isClosing()) headers['Connection'] = 'close';
+  const http2 = isHttp2(res.req);
+  // A closing HTTP/2 port has sent GOAWAY already, and HTTP/2 forbids the header.
+  if (ctx.isClosing() && !http2) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
-  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
+  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044); an HTTP/2
+  // stream is cancelled instead, its session going on.
   const { clientReadTimeoutMs } = ctx.config.http;
-  if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  if (clientReadTimeoutMs <= 0) return;
+  if (http2) cancelUnreadAnswer(res, clientReadTimeoutMs);
+  else if (!res.writableFinished) res.setTimeout(clientReadTimeoutMs);
 }
 
 function failureError(failure: ParseFailure): OriginError {

@@ -87,6 +87,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
     copyAuthorizationHeaders: false,
     copyApplicationId: false,
     copyCookieHeaders: false,
+    http2: false,
+    http2MaxConcurrentStreams: 100,
   },
   dataFormat: {
     format: 'lines',
