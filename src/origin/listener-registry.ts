@@ -89,6 +89,8 @@ interface Listener {
   ready: Promise<AddressInfo>;
   /** The TLS fingerprint in force (`''` for plain HTTP); changes with reloadTls. */
   tlsKey: string;
+  /** The protocols the port speaks: `''` for HTTP/1.1 alone, else the HTTP/2 settings; sharers must match it. */
+  readonly protocolKey: string;
   /** How long a gentle release waits for open connections to end: min(CLOSE_LINGER_MAX_MS, keep-alive timeout). */
   readonly lingerMs: number;
   /** Settles when the server has stopped accepting and its last connection has ended ('close'). */
@@ -109,7 +111,7 @@ const listeners = new Map<number, Listener>();
 export async function leasePort(tenant: PortTenant, options: ListenOptions): Promise<PortLease> {
   const existing = options.port === 0 ? undefined : listeners.get(options.port);
   if (existing) {
-    checkCompatible(tenant, existing, options.port);
+    checkCompatible(tenant, existing, options);
     existing.tenants.push(tenant);
     try {
       return leaseOf(existing, tenant, await existing.ready);
@@ -143,7 +145,19 @@ function createListener(first: PortTenant, options: ListenOptions): Listener {
   });
   const lingerMs = Math.max(0, Math.min(CLOSE_LINGER_MAX_MS, options.keepAliveTimeoutMs));
   const closed = new Promise<void>((resolve) => acceptor.once('close', () => resolve()));
-  return { server, tenants, ready, tlsKey: first.tlsKey, lingerMs, closed };
+  return {
+    server,
+    tenants,
+    ready,
+    tlsKey: first.tlsKey,
+    protocolKey: protocolKeyOf(options),
+    lingerMs,
+    closed,
+  };
+}
+
+function protocolKeyOf(options: ListenOptions): string {
+  return options.http2 === undefined ? '' : `h2 maxConcurrentStreams=${options.http2.maxConcurrentStreams}`;
 }
 
 /** Connections beyond `maxConnections`, answered 503 on arrival and closing. */
@@ -358,7 +372,8 @@ function plainAnswer(status: number, reason: string, extraHeaders = ''): string 
   return `HTTP/1.1 ${status} ${reason}\r\n${extraHeaders}Content-Length: 0\r\nConnection: close\r\n\r\n`;
 }
 
-function checkCompatible(tenant: PortTenant, listener: Listener, port: number): void {
+function checkCompatible(tenant: PortTenant, listener: Listener, options: ListenOptions): void {
+  const { port } = options;
   for (const other of listener.tenants) {
     const reason =
       tenant.applicationIds.length === 0 || other.applicationIds.length === 0
@@ -367,7 +382,9 @@ function checkCompatible(tenant: PortTenant, listener: Listener, port: number): 
           ? 'both origins list the same application ID'
           : tenant.tlsKey !== listener.tlsKey
             ? 'the TLS settings differ'
-            : undefined;
+            : protocolKeyOf(options) !== listener.protocolKey
+              ? 'the HTTP/2 settings (http.http2, http.http2MaxConcurrentStreams) differ'
+              : undefined;
     if (reason) throw new OriginError('ORIGIN_LISTEN_PORT_SHARED', { port, other: other.name, reason });
   }
 }

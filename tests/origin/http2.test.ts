@@ -12,7 +12,7 @@ import {
   serverClose,
   tcpConnection,
 } from './http2-client';
-import { send, startOrigin, type TestConfig, type TestOrigin } from './origin-helpers';
+import { freePort, send, startOrigin, type TestConfig, type TestOrigin } from './origin-helpers';
 
 const started: TestOrigin[] = [];
 const sessions: ClientHttp2Session[] = [];
@@ -154,6 +154,31 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
     const other = await startH2({ http: { http2MaxConcurrentStreams: 7 } });
     const h2Other = await session(loopback(other.url));
     await waitFor(() => h2Other.remoteSettings.maxConcurrentStreams === 7);
+  });
+
+  it('shares a port by application ID over HTTP/2 with origins of the same HTTP/2 settings only', async () => {
+    const port = await freePort();
+    const first = await startH2({ http: { port, applicationIds: ['app-a'] } });
+    const second = await startH2({ http: { port, applicationIds: ['app-b'] } });
+    const h2 = await session(loopback(second.url));
+    for (const [id, origin] of [
+      ['app-a', first],
+      ['app-b', second],
+    ] as const) {
+      const answer = await h2Request(h2, {
+        body: `{"to":"${id}"}`,
+        headers: { 'x-engine-application-id': id },
+      });
+      expect(answer.status).toBe(200);
+      expect(origin.origin.metrics().requests.byOutcome.answered).toBe(1);
+    }
+    expect(
+      (await h2Request(h2, { body: '{}', headers: { 'x-engine-application-id': 'app-c' } })).status,
+    ).toBe(403);
+    await expect(startOrigin({ http: { port, applicationIds: ['app-h1'] } })).rejects.toMatchObject({
+      code: 'ORIGIN_LISTEN_PORT_SHARED',
+      message: expect.stringMatching(/HTTP\/2 settings/),
+    });
   });
 
   describe('a stream the client resets mid-body is an aborted request: nothing of it reaches the pipeline', () => {
