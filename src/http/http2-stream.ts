@@ -16,8 +16,9 @@ interface Http2Message {
 }
 
 /** True for a request that came over HTTP/2 (the compatibility API's `Http2ServerRequest`). */
-export function isHttp2(req: Pick<IncomingMessage, 'httpVersionMajor'>): boolean {
-  return req.httpVersionMajor === 2;
+export function isHttp2(req: Pick<IncomingMessage, 'httpVersionMajor'> | undefined): boolean {
+  // A host's or a test's response object may not know its request.
+  return req?.httpVersionMajor === 2;
 }
 
 /**

@@ -176,43 +176,91 @@ function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server): void {
   socket.on('data', onData);
 }
 
-/** Keeps the port's sessions and bounds each one's idle time and each stream's stalled request. */
+/** Keeps the port's sessions and bounds each one's idle time, its resets and each stream's stalled request. */
 function watchSessions(
   server: Http2Server | Http2SecureServer,
   sessions: Set<Http2Session>,
   options: Http2PortOptions,
 ): void {
-  const openStreams = new WeakMap<Http2Session, number>();
+  const maxResets = Math.max(MIN_RESETS_PER_SECOND, 2 * options.maxConcurrentStreams);
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
-    openStreams.set(session, 0);
     session.once('close', () => sessions.delete(session));
     // A session error (a flood nghttp2 detected, a protocol error) ends that session only.
     session.on('error', ignore);
+    const watch = new SessionWatch(session, maxResets);
+    // The session's own 'stream' event, not the server's: a stream the client reset in the same read as its
+    // HEADERS is emitted already closed, without its session.
+    session.on('stream', (stream: ServerHttp2Stream) => watch.stream(stream, options.requestTimeoutMs));
     if (options.idleTimeoutMs > 0) {
       // The session's timer restarts with every frame. A session that was silent that long with no stream open
       // gets GOAWAY and closes; one with a stream open (a pipeline still working) is left for the next round.
       session.setTimeout(options.idleTimeoutMs, () => {
-        if (openStreams.get(session) === 0) session.close();
+        if (watch.openStreams === 0) session.close();
       });
-    }
-  });
-  server.on('stream', (stream: ServerHttp2Stream) => {
-    const { session } = stream;
-    if (session !== undefined) {
-      openStreams.set(session, (openStreams.get(session) ?? 0) + 1);
-      stream.once('close', () => openStreams.set(session, (openStreams.get(session) ?? 1) - 1));
-    }
-    stream.on('error', ignore);
-    // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
-    // the queue's wait are bounded by the request path as on HTTP/1.1.
-    if (options.requestTimeoutMs > 0 && !stream.readableEnded) {
-      stream.setTimeout(options.requestTimeoutMs, cancelStream);
-      stream.once('end', liftTimeout);
     }
   });
   // A TLS handshake that fails, or a client that sends garbage in place of a preface, concerns that client only.
   server.on('sessionError', ignore);
+}
+
+/**
+ * Streams that end in a reset (RST_STREAM with an error code, from the client or a timeout here), per session and
+ * second, beyond which the session ends (rapid reset, CVE-2023-44487): at least this many, and twice the streams a
+ * session may have open. Browsers cancel streams when a page moves on, a few at a time.
+ */
+const MIN_RESETS_PER_SECOND = 200;
+
+/** One session's open streams, and its streams that ended in a reset within the current second. */
+class SessionWatch {
+  readonly #session: Http2Session;
+  readonly #maxResets: number;
+  openStreams = 0;
+  #resetsSince = 0;
+  #resets = 0;
+
+  constructor(session: Http2Session, maxResets: number) {
+    this.#session = session;
+    this.#maxResets = maxResets;
+  }
+
+  /** A new stream: counted while open; bounded while its request is incomplete. */
+  stream(stream: ServerHttp2Stream, requestTimeoutMs: number): void {
+    stream.on('error', ignore);
+    if (stream.destroyed) {
+      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
+      return;
+    }
+    this.openStreams++;
+    stream.once('close', () => {
+      this.openStreams--;
+      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
+    });
+    // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
+    // the queue's wait are bounded by the request path as on HTTP/1.1.
+    if (requestTimeoutMs > 0 && !stream.readableEnded) {
+      stream.setTimeout(requestTimeoutMs, cancelStream);
+      stream.once('end', liftTimeout);
+    }
+  }
+
+  /**
+   * Counts a stream that ended in a reset; past the limit within one second the session is sent GOAWAY
+   * ENHANCE_YOUR_CALM and destroyed, its streams with it. nghttp2's own reset limit and Node's rejected-stream
+   * limit stop such a flood too, but leave the connection open (measured on Node 20): this closes it.
+   */
+  #reset(): void {
+    const session = this.#session;
+    if (session.destroyed) return;
+    const now = performance.now();
+    if (now - this.#resetsSince > 1000) {
+      this.#resetsSince = now;
+      this.#resets = 0;
+    }
+    if (++this.#resets > this.#maxResets) {
+      session.destroy(new Error('HTTP/2 rapid reset'), constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+  }
 }
 
 function cancelStream(this: Http2Stream): void {

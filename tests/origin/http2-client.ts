@@ -166,3 +166,57 @@ function goAwayCodeIn(bytes: Buffer): number | undefined {
   }
   return code;
 }
+
+/** A frame the server sent. */
+export interface ReceivedFrame {
+  readonly type: number;
+  readonly flags: number;
+  readonly streamId: number;
+  readonly payload: Buffer;
+}
+
+/**
+ * Reads the frames the server sends on `socket` (after the client preface) until `stop` returns true for one of
+ * them or the server closes the connection; resolves with the frames read and whether the server closed it.
+ */
+export function readFrames(
+  socket: Socket,
+  stop: (frame: ReceivedFrame, all: readonly ReceivedFrame[]) => boolean = () => false,
+): Promise<{ frames: ReceivedFrame[]; closed: boolean }> {
+  return new Promise((resolve) => {
+    const frames: ReceivedFrame[] = [];
+    let pending: Buffer = Buffer.alloc(0);
+    let done = false;
+    const finish = (closed: boolean): void => {
+      if (done) return;
+      done = true;
+      socket.off('data', onData);
+      resolve({ frames, closed });
+    };
+    const onData = (chunk: Buffer): void => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 9) {
+        const length = pending.readUIntBE(0, 3);
+        if (pending.length < 9 + length) break;
+        const received: ReceivedFrame = {
+          type: pending.readUInt8(3),
+          flags: pending.readUInt8(4),
+          streamId: pending.readUInt32BE(5) & 0x7fffffff,
+          payload: pending.subarray(9, 9 + length),
+        };
+        pending = pending.subarray(9 + length);
+        // DATA frames are counted, not kept: a flood test may read megabytes of them.
+        frames.push(received.type === FRAME.DATA ? { ...received, payload: Buffer.alloc(0) } : received);
+        if (stop(received, frames)) return finish(false);
+      }
+    };
+    socket.on('data', onData);
+    socket.on('error', () => undefined);
+    socket.once('close', () => finish(true));
+  });
+}
+
+/** The error code of a RST_STREAM or GOAWAY frame. */
+export function errorCodeOf(received: ReceivedFrame): number {
+  return received.type === FRAME.GOAWAY ? received.payload.readUInt32BE(4) : received.payload.readUInt32BE(0);
+}
