@@ -23,6 +23,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
+// Bench modes of their own files: `npm run bench -- --http2` (bench/http2.ts).
+if (process.argv.includes('--http2')) await import('./http2').then(() => process.exit(0));
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
