@@ -19,7 +19,7 @@ export async function h2Session(
 /** One request on an HTTP/2 session, its answer read whole. */
 export function h2Request(
   session: ClientHttp2Session,
-  options: { path?: string; method?: string; body?: string; headers?: Record<string, string> } = {},
+  options: { path?: string; method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; text: string; json: unknown }> {
   return new Promise((resolve, reject) => {
     const stream = session.request({

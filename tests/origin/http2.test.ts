@@ -1,4 +1,5 @@
 import { constants, type ClientHttp2Session } from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import { DataRecord, SendResponse, type Batch, type Pipeline } from 'rest-service-origin';
 import {
   FLAG,
@@ -125,6 +126,11 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
       headers: { 'x-engine-application-id': 'app-a' },
     });
     expect(good.status).toBe(200);
+    const gzipped = await h2Request(h2, {
+      body: gzipSync('{"zipped":true}'),
+      headers: { 'x-engine-application-id': 'app-a', 'content-encoding': 'gzip' },
+    });
+    expect(gzipped.json).toMatchObject({ httpStatusCode: 200, data: [{ zipped: true }] });
     // The session survived the refusals.
     expect(h2.closed).toBe(false);
   });
