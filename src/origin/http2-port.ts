@@ -45,6 +45,11 @@ export interface Http2PortOptions {
    * GOAWAY and closes. 0: no bound.
    */
   readonly idleTimeoutMs: number;
+  /**
+   * How long a plain connection may take to send the bytes that tell its protocol, in milliseconds
+   * (`http.headersTimeoutMs`): then it is closed. Once handed on, the HTTP/1.1 server's own timeouts apply.
+   */
+  readonly prefaceTimeoutMs: number;
   /** Serve HTTPS (ALPN `h2` and `http/1.1`) with these options; absent: h2c with prior knowledge beside HTTP/1.1. */
   readonly tls?: LoadedTls;
 }
@@ -131,7 +136,7 @@ export function createHttp2Port(
   // Starts the HTTP/1.1 server's connection tracking (request and headers timeouts), which Node begins on
   // 'listening'; the server never listens itself.
   h1.emit('listening');
-  const acceptor = createNetServer((socket) => sniffPreface(socket, h1, h2));
+  const acceptor = createNetServer((socket) => sniffPreface(socket, h1, h2, options.prefaceTimeoutMs));
   return {
     acceptor,
     setSecureContext: () => undefined,
@@ -151,17 +156,21 @@ export function createHttp2Port(
 
 /**
  * Reads a connection's first bytes until they either are the HTTP/2 preface or cannot become it, then puts them
- * back and hands the connection to the server of its protocol. A connection the registry refused meanwhile (beyond
+ * back and hands the connection to the server of its protocol; one that has not told within `timeoutMs` is closed.
+ * A connection the registry refused meanwhile (beyond
  * `maxConnections`, answered and ending) goes to neither: what it sends is read and dropped.
  */
-function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server): void {
+function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server, timeoutMs: number): void {
   let seen: Buffer | undefined;
+  // A connection that sends nothing reaches neither server's timeouts: it is bounded here.
+  socket.setTimeout(timeoutMs, () => socket.destroy());
   const onData = (chunk: Buffer): void => {
     seen = seen === undefined ? chunk : Buffer.concat([seen, chunk]);
     const compared = Math.min(seen.length, HTTP2_PREFACE.length);
     const isHttp2 = seen.compare(HTTP2_PREFACE, 0, compared, 0, compared) === 0;
     if (isHttp2 && seen.length < HTTP2_PREFACE.length) return;
     socket.off('data', onData);
+    socket.setTimeout(0);
     if (socket.writableEnded || socket.destroyed) return;
     socket.pause();
     socket.unshift(seen);

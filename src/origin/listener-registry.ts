@@ -215,6 +215,7 @@ function createPortServer(
       maxConcurrentStreams: options.http2.maxConcurrentStreams,
       requestTimeoutMs: options.requestTimeoutMs,
       idleTimeoutMs: options.keepAliveTimeoutMs,
+      prefaceTimeoutMs: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
       ...(tls === undefined ? {} : { tls }),
     },
     {

@@ -221,6 +221,17 @@ describe('HTTP/2 abuses are bounded', () => {
     expect(await reset).toBe(constants.NGHTTP2_CANCEL);
   });
 
+  it('a plain connection that sends nothing is closed after headersTimeoutMs, as on an HTTP/1.1-only port', async () => {
+    const { url } = await startH2({ http: { headersTimeoutMs: 300 } });
+    const silent = await raw(url);
+    const closed = await readFrames(silent);
+    expect(closed).toEqual({ frames: [], closed: true });
+    // A preface cut short is no protocol yet either.
+    const cut = await raw(url);
+    cut.write('PRI * HTTP/2.0\r\n');
+    expect((await readFrames(cut)).closed).toBe(true);
+  });
+
   it('a stream that sends its headers and then nothing is cancelled after requestTimeoutMs', async () => {
     const { origin, url } = await startH2({ http: { requestTimeoutMs: 300, bodyReadTimeoutMs: 0 } });
     const h2 = await session(loopback(url));
