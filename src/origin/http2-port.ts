@@ -78,15 +78,15 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
  * A port that serves HTTP/2 beside HTTP/1.1 (decision 0095). With TLS: one `Http2SecureServer` with
- * `allowHTTP1`, whose ALPN offers `h2` and `http/1.1`; `configureHttp1` gives it the HTTP/1.1 timeouts and
+ * `allowHTTP1`, whose ALPN offers `h2` and `http/1.1`; `http1.configure` gives it the HTTP/1.1 timeouts and
  * answers of an origin's HTTP/1.1 server. Without TLS: a `net.Server` that reads the first bytes of every
  * connection and hands it, those bytes put back, to an HTTP/2 server when they are the HTTP/2 connection preface,
- * else to the HTTP/1.1 server `createHttp1` makes. Neither inner server listens.
+ * else to the HTTP/1.1 server `http1.create` makes. Neither inner server listens.
  *
- * Every HTTP/2 stream is one request for `onRequest`. The abuses of HTTP/2 are bounded here and by nghttp2:
- * header lists ({@link HTTP2_MAX_HEADER_LIST_BYTES}, {@link HTTP2_MAX_HEADER_PAIRS}), session memory
- * ({@link HTTP2_MAX_SESSION_MEMORY_MB}), streams per connection, rapid reset and SETTINGS / PING floods (nghttp2
- * ends the session with GOAWAY ENHANCE_YOUR_CALM), idle sessions, and streams whose request stalls. See
+ * Every HTTP/2 stream is one request for `onRequest`. The abuses of HTTP/2 are bounded here and by nghttp2
+ * (decision 0097): header lists ({@link HTTP2_MAX_HEADER_LIST_BYTES}, {@link HTTP2_MAX_HEADER_PAIRS}), session
+ * memory ({@link HTTP2_MAX_SESSION_MEMORY_MB}), streams per connection, rapid reset (a count of reset streams per
+ * session), SETTINGS and PING floods (nghttp2), idle sessions, and streams whose request stalls. See
  * docs/http2.md.
  */
 export function createHttp2Port(
@@ -156,9 +156,9 @@ export function createHttp2Port(
 
 /**
  * Reads a connection's first bytes until they either are the HTTP/2 preface or cannot become it, then puts them
- * back and hands the connection to the server of its protocol; one that has not told within `timeoutMs` is closed.
- * A connection the registry refused meanwhile (beyond
- * `maxConnections`, answered and ending) goes to neither: what it sends is read and dropped.
+ * back and hands the connection to the server of its protocol; one that has not told within `timeoutMs` is
+ * closed. A connection the registry refused meanwhile (beyond `maxConnections`, answered and ending) goes to
+ * neither: what it sends is read and dropped.
  */
 function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server, timeoutMs: number): void {
   let seen: Buffer | undefined;
