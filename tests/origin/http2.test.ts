@@ -162,6 +162,27 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
     await waitFor(() => h2Other.remoteSettings.maxConcurrentStreams === 7);
   });
 
+  it('drains like HTTP/1.1: every stream opened before close() is answered 200, running or queued', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: Pipeline = async (batch) => {
+      await held;
+      new SendResponse().write(batch);
+    };
+    const { url, origin } = await startH2({ http: { maxConcurrentRequests: 4 } }, slow);
+    const clients = [await session(loopback(url)), await session(loopback(url))];
+    const answers = clients.flatMap((h2, c) =>
+      Array.from({ length: 10 }, (_, i) => h2Request(h2, { body: `{"c":${c},"i":${i}}` })),
+    );
+    await waitFor(() => origin.metrics().inFlight === 4 && origin.metrics().queued === 16);
+    const closed = origin.close({ timeoutMs: 10_000 });
+    release();
+    const statuses = (await Promise.all(answers)).map((answer) => answer.status);
+    expect(statuses).toEqual(Array(20).fill(200));
+    await closed;
+    expect(origin.metrics().requests.byStatus).toEqual({ '200': 20 });
+  });
+
   it('shares a port by application ID over HTTP/2 with origins of the same HTTP/2 settings only', async () => {
     const port = await freePort();
     const first = await startH2({ http: { port, applicationIds: ['app-a'] } });
