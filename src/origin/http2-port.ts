@@ -136,16 +136,27 @@ export function createHttp2Port(
   // Starts the HTTP/1.1 server's connection tracking (request and headers timeouts), which Node begins on
   // 'listening'; the server never listens itself.
   h1.emit('listening');
-  const acceptor = createNetServer((socket) => sniffPreface(socket, h1, h2, options.prefaceTimeoutMs));
+  // Connections that have not told their protocol yet: idle for closeIdle, like a fresh HTTP/1.1 connection.
+  const undecided = new Set<Socket>();
+  const acceptor = createNetServer((socket) =>
+    sniffPreface(socket, h1, h2, options.prefaceTimeoutMs, undecided),
+  );
+  const closeUndecided = (): void => {
+    for (const socket of undecided) socket.destroy();
+  };
   return {
     acceptor,
     setSecureContext: () => undefined,
     goAway: () => goAway(sessions),
     closeIdle: () => {
+      closeUndecided();
       h1.closeIdleConnections();
       goAway(sessions);
     },
-    closeAll: () => closeAll(sessions, h1),
+    closeAll: () => {
+      closeUndecided();
+      closeAll(sessions, h1);
+    },
     close: () => {
       // Clears the HTTP/1.1 server's connection-checking timer; it holds no listening handle to close.
       h1.close();
@@ -157,11 +168,19 @@ export function createHttp2Port(
 /**
  * Reads a connection's first bytes until they either are the HTTP/2 preface or cannot become it, then puts them
  * back and hands the connection to the server of its protocol; one that has not told within `timeoutMs` is
- * closed. A connection the registry refused meanwhile (beyond `maxConnections`, answered and ending) goes to
+ * closed; until it has told, it is in `undecided`. A connection the registry refused meanwhile (beyond `maxConnections`, answered and ending) goes to
  * neither: what it sends is read and dropped.
  */
-function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server, timeoutMs: number): void {
+function sniffPreface(
+  socket: Socket,
+  h1: HttpServer,
+  h2: Http2Server,
+  timeoutMs: number,
+  undecided: Set<Socket>,
+): void {
   let seen: Buffer | undefined;
+  undecided.add(socket);
+  socket.once('close', () => undecided.delete(socket));
   // A connection that sends nothing reaches neither server's timeouts: it is bounded here.
   socket.setTimeout(timeoutMs, () => socket.destroy());
   const onData = (chunk: Buffer): void => {
@@ -171,6 +190,7 @@ function sniffPreface(socket: Socket, h1: HttpServer, h2: Http2Server, timeoutMs
     if (isHttp2 && seen.length < HTTP2_PREFACE.length) return;
     socket.off('data', onData);
     socket.setTimeout(0);
+    undecided.delete(socket);
     if (socket.writableEnded || socket.destroyed) return;
     socket.pause();
     socket.unshift(seen);

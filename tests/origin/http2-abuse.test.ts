@@ -232,6 +232,22 @@ describe('HTTP/2 abuses are bounded', () => {
     expect((await readFrames(cut)).closed).toBe(true);
   });
 
+  it('destroy() and close() do not wait for a connection that has not told its protocol', async () => {
+    // Timeouts far beyond the test's: only closing can end these connections.
+    const patient: TestConfig = { http: { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 } };
+    const first = await startH2(patient);
+    const silent = await raw(first.url);
+    const cut = readFrames(silent);
+    await first.origin.destroy();
+    expect((await cut).closed).toBe(true);
+    const second = await startH2(patient);
+    const quiet = await raw(second.url);
+    const gone = readFrames(quiet);
+    // After the 1 s linger of a gentle close.
+    await second.origin.close({ timeoutMs: 5000 });
+    expect((await gone).closed).toBe(true);
+  });
+
   it('a stream that sends its headers and then nothing is cancelled after requestTimeoutMs', async () => {
     const { origin, url } = await startH2({ http: { requestTimeoutMs: 300, bodyReadTimeoutMs: 0 } });
     const h2 = await session(loopback(url));
