@@ -2,6 +2,7 @@
 //   origin   — the echo origin (in-process runners, echo pipeline), JSON arrayOfObjects
 //   https    — the same origin serving HTTPS (tls.useTls, PEM keystore from BENCH_TLS_DIR, TLS 1.3)
 //   gateway  — the same origin behind an in-process API gateway (public API, /public-rest/v1/gateway/bench/…)
+//   h2       — the same origin with http.http2 on: HTTP/1.1 and h2c on one port (bench/http2.ts)
 //   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
 //   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
@@ -14,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
 
-async function startOrigin(tls = {}, gatewayMode = false) {
+async function startOrigin(tls = {}, gatewayMode = false, extraHttp = {}) {
   // BENCH_DIST runs another build of the package (bench/echo.ts sets it for BENCH_BEFORE_DIST).
   const dist = process.env.BENCH_DIST
     ? pathToFileURL(`${process.env.BENCH_DIST}/index.js`).href
@@ -39,6 +40,7 @@ async function startOrigin(tls = {}, gatewayMode = false) {
         port: 0,
         maxConcurrentRequests: slots,
         ...gatewayHttp,
+        ...extraHttp,
         ...JSON.parse(process.env.BENCH_ORIGIN_HTTP ?? '{}'),
       },
       tls,
@@ -91,13 +93,14 @@ const starters = {
   origin: () => startOrigin(),
   https: startHttps,
   gateway: () => startOrigin({}, true),
+  h2: () => startOrigin({}, false, { http2: true }),
   before: () => startOrigin(),
   node: startNode,
   fastify: startFastify,
 };
 const start = starters[kind];
 if (start === undefined) {
-  console.error('usage: echo-servers.mjs origin|https|gateway|node|fastify|before');
+  console.error('usage: echo-servers.mjs origin|https|gateway|h2|node|fastify|before');
   process.exit(2);
 }
 const port = await start();

@@ -34,6 +34,7 @@ const BENCH_MODES: Readonly<Record<string, string>> = {
   'rate-limits': './rate-limits',
   'metrics-cost': './metrics-cost',
   encodings: './content-encodings',
+  http2: './http2',
 };
 const benchMode = Object.keys(BENCH_MODES).find((mode) => process.argv.includes(`--${mode}`));
 if (benchMode) await import(BENCH_MODES[benchMode]!).then(() => process.exit());

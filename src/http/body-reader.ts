@@ -5,6 +5,7 @@ import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
 import type { BodyPaceWatch, PacedRead } from './body-pace';
+import { wasReset } from './http2-stream';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
 import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
 import { DecompressError, createDecompressor } from '../formats/decompressors';
@@ -222,7 +223,7 @@ async function* readRawBody(
       onRawChunk?.(chunk);
       yield chunk;
     }
-    if (body.complete === false) throw new OriginError('ORIGIN_HTTP_BODY_ABORTED');
+    if (body.complete === false || wasReset(body)) throw new OriginError('ORIGIN_HTTP_BODY_ABORTED');
   } finally {
     aborted?.dispose();
     // Not awaited: after an abort the iterator may still wait for a byte that never comes.
@@ -555,7 +556,10 @@ export function readBody(
   const codings = options.codings ?? checkContentEncoding(body.headers['content-encoding']);
   // A request that waited for its slot may have lost its client meanwhile: its 'close' is gone, and listeners
   // attached now would wait for events that never come, holding the slot for good.
-  if (body.destroyed && !body.readableEnded) return done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
+  // An HTTP/2 stream reset meanwhile may have ended its request, its body dropped (decision 0096).
+  if ((body.destroyed && !body.readableEnded) || wasReset(body)) {
+    return done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
+  }
   if (codings.length > 0 || options.signal !== undefined) {
     consumeIterable(body, codings, options, onChunk).then(
       (bytes) => done(undefined, bytes),
@@ -682,8 +686,10 @@ class UnencodedBodyRead implements PacedRead {
     this.#pace?.unwatch(this);
     // Listeners stay: after 'end' no data comes, and a later 'close' or 'error' finds the read settled; four
     // removeListener calls per request cost more than listeners left to the request's own garbage.
-    if (this.#body.complete === false) this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
-    else this.#done(undefined, this.#received);
+    // A reset HTTP/2 stream ends its request as if complete (decision 0096).
+    if (this.#body.complete === false || wasReset(this.#body)) {
+      this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
+    } else this.#done(undefined, this.#received);
   }
 
   /** Ends the read with `error`: the listeners go and the stream is paused (not destroyed), so it can be answered. */

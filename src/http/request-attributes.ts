@@ -79,6 +79,7 @@ function droppedHeaders(options: RequestAttributeOptions): ReadonlySet<string> {
   }
   return dropped;
 }
+const COLON = 0x3a;
 const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 /** Above this many distinct headers, names are looked up in a Map instead of by linear search. */
 const LINEAR_SEARCH_MAX = 16;
@@ -96,7 +97,8 @@ const LINEAR_SEARCH_MAX = 16;
  *   an IPv4-mapped IPv6 address is given as plain IPv4, `''` when the socket is gone;
  * - then one attribute per request header, named exactly as the client spelled it (the first spelling wins when
  *   a header is repeated in different cases), in the order the headers first appear. Repeated headers are joined
- *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies).
+ *   with `, ` in order (`Cookie` with `; `, as RFC 6265 joins cookies). An HTTP/2 request's pseudo-headers are
+ *   not copied, except `:authority`, which becomes `Host` where it stands (HTTP/2 clients send no `Host`).
  *
  * - then `options.verified` (the verified client certificate's `tlsClientSubject` and `tlsClientIssuer`);
  * - then `options.identity` (the authenticated caller's `authenticationMethod` and `authenticatedUser`);
@@ -139,8 +141,14 @@ export function requestAttributes(
   let index: Map<string, number> | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
+    let name = raw[i]!;
     const value = raw[i + 1]!;
+    // HTTP/2 pseudo-headers (`:method`, `:path`, `:scheme`) say what the fixed attributes say already; `:authority`
+    // is HTTP/2's Host and becomes the `Host` attribute, so that a pipeline sees the same on both protocols.
+    if (name.charCodeAt(0) === COLON) {
+      if (name !== ':authority') continue;
+      name = 'Host';
+    }
     const key = name.toLowerCase();
     if (dropped.has(key)) continue;
     if (trace !== undefined && (key === 'traceparent' || key === 'tracestate')) continue;

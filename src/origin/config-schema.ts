@@ -286,6 +286,16 @@ function httpSchema(): JsonSchema {
     idempotency: idempotencySchema(),
     cors: corsSchema(),
     traceContext: traceContextSchema(),
+    http2: bool(
+      false,
+      '(addition) Serve HTTP/2 beside HTTP/1.1 on the same port: with TLS, ALPN offers `h2` and `http/1.1`; without TLS, a connection that opens with the HTTP/2 connection preface is served HTTP/2 with prior knowledge (h2c). Each stream is one request, with the same checks, limits and answers as an HTTP/1.1 request. See docs/http2.md.',
+    ),
+    http2MaxConcurrentStreams: integer(
+      100,
+      1,
+      1000,
+      '(addition) With http2: the most streams (requests) one HTTP/2 connection may have open at once (the SETTINGS_MAX_CONCURRENT_STREAMS the origin announces); a client opening more has them refused. Admission (maxConcurrentRequests, queueSize) still counts every stream of every connection.',
+    ),
   });
 }
 

@@ -94,6 +94,10 @@ export interface HttpConfig {
   readonly cors: CorsConfig;
   /** W3C Trace Context (addition, docs/trace-context.md). */
   readonly traceContext: TraceContextMode;
+  /** HTTP/2 beside HTTP/1.1 on the port (addition, docs/http2.md). */
+  readonly http2: boolean;
+  /** Streams one HTTP/2 connection may have open at once, 1..1000 (addition). */
+  readonly http2MaxConcurrentStreams: number;
 }
 
 /**

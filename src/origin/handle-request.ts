@@ -11,6 +11,7 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
+import { cancelUnreadAnswer, isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
 import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
@@ -249,7 +250,7 @@ class ServedRequest implements SlotWaiter {
     const res = this.#res;
     if (!res.headersSent && !res.destroyed) {
       const written: Record<string, string> = { ...answer.headers };
-      if (this.#ctx.isClosing()) written['Connection'] = 'close';
+      if (this.#ctx.isClosing() && !isHttp2(this.#req)) written['Connection'] = 'close';
       res.writeHead(204, written).end();
     }
     this.#answeredByOrigin(204, 0);
@@ -441,6 +442,8 @@ class ServedRequest implements SlotWaiter {
     const ctx = this.#ctx;
     let batch: Batch;
     let running: Promise<void> | undefined;
+    // An HTTP/2 stream reset after its last byte came, before its batch is handed on: aborted all the same.
+    if (wasReset(this.#req)) return this.fail(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
     try {
       ctx.metrics.countBytes(bytes);
       if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
@@ -623,13 +626,16 @@ export function refuse(
   if (error.httpStatus === 405) headers['Allow'] = ALLOWED_METHODS;
   if (error.httpStatus === 415) headers['Accept-Encoding'] = ACCEPTED_CONTENT_ENCODINGS;
   const answer = (): void => {
+    const unread = !request.bodyRead && !req.complete;
     // A large body left unread would be drained by Node to keep the connection alive; closing is cheaper.
-    if (!request.bodyRead && !req.complete) {
+    // HTTP/2 has no such header (nor a connection of the request's own): its stream is ended after the answer.
+    if (unread && !isHttp2(req)) {
       headers['Connection'] = 'close';
       // The client may still be sending: it must get to read this answer before the connection goes.
       lingerOnClose(req.socket);
     }
     ctx.metrics.countSent(send(ctx, res, rendered, headers));
+    if (unread) stopUnreadBody(req);
     request.written?.();
   };
   if (request.bodyRead || req.complete || !drainSmallBody(req, answer)) answer();
@@ -1162,7 +1168,9 @@ function write(
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
   const length = 'pieces' in rendered ? piecesLength(rendered.pieces) : renderedBodyLength(rendered.body);
   headers['Content-Length'] = length;
-  if (ctx.isClosing()) headers['Connection'] = 'close';
+  const http2 = isHttp2(res.req);
+  // A closing HTTP/2 port has sent GOAWAY already, and HTTP/2 forbids the header.
+  if (ctx.isClosing() && !http2) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   if ('pieces' in rendered) {
     // Buffers go to the socket as they are (one writev), with no copy into one body first.
@@ -1174,9 +1182,13 @@ function write(
     res.end(rendered.body);
   }
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
-  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044).
+  // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044); an HTTP/2
+  // stream is cancelled instead, its session going on.
   const { clientReadTimeoutMs } = ctx.config.http;
-  if (!res.writableFinished && clientReadTimeoutMs > 0) res.setTimeout(clientReadTimeoutMs);
+  if (clientReadTimeoutMs > 0) {
+    if (http2) cancelUnreadAnswer(res, clientReadTimeoutMs);
+    else if (!res.writableFinished) res.setTimeout(clientReadTimeoutMs);
+  }
   return length;
 }
 

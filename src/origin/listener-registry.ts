@@ -6,11 +6,14 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
+import { isHttp2 } from '../http/http2-stream';
 import type { LoadedTls } from '../tls/tls-settings';
 import { APPLICATION_ID_HEADER, APPLICATION_ID_QUERY_PARAMETER } from './application-id';
+import { createHttp2Port, type PortServer } from './http2-port';
 import { ALLOWED_METHODS } from './methods';
 import { operationalKindOf, serveOperational, type OperationalProbe } from './operational-paths';
 
@@ -62,6 +65,8 @@ export interface ListenOptions {
   readonly maxConnections: number;
   /** Serve HTTPS with these options; absent: plain HTTP. */
   readonly tls?: LoadedTls;
+  /** Serve HTTP/2 beside HTTP/1.1 (`http.http2`, docs/http2.md); absent: HTTP/1.1 only. */
+  readonly http2?: { readonly maxConcurrentStreams: number };
 }
 
 /** A tenant's hold on a listening port. */
@@ -71,7 +76,8 @@ export interface PortLease {
    * The tenant is closing (decision 0047): when it is alone on the port, the port stops accepting connections
    * now (a client connecting gets `ECONNREFUSED`, before it sent anything), while open connections, idle
    * keep-alive ones included, stay, so that a request already on its way on one is answered (503 and
-   * `Connection: close` from a closing origin) instead of meeting a reset. Does nothing on a shared port.
+   * `Connection: close` from a closing origin) instead of meeting a reset. HTTP/2 sessions get GOAWAY: their
+   * client opens no new stream there, and the streams it opened are answered. Does nothing on a shared port.
    */
   stopAccepting(): void;
   /**
@@ -89,11 +95,13 @@ export interface PortLease {
 }
 
 interface Listener {
-  readonly server: Server | HttpsServer;
+  readonly server: PortServer;
   readonly tenants: PortTenant[];
   ready: Promise<AddressInfo>;
   /** The TLS fingerprint in force (`''` for plain HTTP); changes with reloadTls. */
   tlsKey: string;
+  /** The protocols the port speaks: `''` for HTTP/1.1 alone, else the HTTP/2 settings; sharers must match it. */
+  readonly protocolKey: string;
   /** How long a gentle release waits for open connections to end: min(CLOSE_LINGER_MAX_MS, keep-alive timeout). */
   readonly lingerMs: number;
   /** Settles when the server has stopped accepting and its last connection has ended ('close'). */
@@ -114,7 +122,7 @@ const listeners = new Map<number, Listener>();
 export async function leasePort(tenant: PortTenant, options: ListenOptions): Promise<PortLease> {
   const existing = options.port === 0 ? undefined : listeners.get(options.port);
   if (existing) {
-    checkCompatible(tenant, existing, options.port);
+    checkCompatible(tenant, existing, options);
     existing.tenants.push(tenant);
     try {
       return leaseOf(existing, tenant, await existing.ready);
@@ -135,21 +143,34 @@ export async function leasePort(tenant: PortTenant, options: ListenOptions): Pro
 
 function createListener(first: PortTenant, options: ListenOptions): Listener {
   const tenants: PortTenant[] = [first];
-  const server = createRequestServer((req, res) => {
+  const server = createPortServer((req, res) => {
     // A refused connection's request is read (so that nothing unread resets the connection) and not answered.
     if (refusedSockets.has(req.socket)) return req.resume();
     const operational = operationalKindOf(tenants[0]?.operational, req);
     if (operational === undefined) route(tenants, req, res);
     else serveOperational(operational, probesOf(tenants), req, res);
   }, options);
-  capConnections(server, tenants, options);
+  const { acceptor } = server;
+  capConnections(acceptor, tenants, options);
   const ready = new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
-    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo));
+    acceptor.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
+    acceptor.listen(options.port, options.host, () => resolve(acceptor.address() as AddressInfo));
   });
   const lingerMs = Math.max(0, Math.min(CLOSE_LINGER_MAX_MS, options.keepAliveTimeoutMs));
-  const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
-  return { server, tenants, ready, tlsKey: first.tlsKey, lingerMs, closed };
+  const closed = new Promise<void>((resolve) => acceptor.once('close', () => resolve()));
+  return {
+    server,
+    tenants,
+    ready,
+    tlsKey: first.tlsKey,
+    protocolKey: protocolKeyOf(options),
+    lingerMs,
+    closed,
+  };
+}
+
+function protocolKeyOf(options: ListenOptions): string {
+  return options.http2 === undefined ? '' : `h2 maxConcurrentStreams=${options.http2.maxConcurrentStreams}`;
 }
 
 /** Connections beyond `maxConnections`, answered 503 on arrival and closing. */
@@ -164,11 +185,7 @@ const REFUSED_CONNECTION_LINGER_MS = 1000;
  * reset, and the socket is destroyed when the client closes or after {@link REFUSED_CONNECTION_LINGER_MS}. Under
  * TLS the TCP connection is closed at once instead: nothing can be written on it before a handshake.
  */
-function capConnections(
-  server: Server | HttpsServer,
-  tenants: readonly PortTenant[],
-  options: ListenOptions,
-): void {
+function capConnections(server: NetServer, tenants: readonly PortTenant[], options: ListenOptions): void {
   let open = 0;
   server.on('connection', (socket: Socket) => {
     open++;
@@ -196,6 +213,46 @@ function capConnections(
 }
 
 /**
+ * The server of a port: HTTP/1.1 alone ({@link createRequestServer}), or HTTP/2 beside it when `options.http2`
+ * is set (src/origin/http2-port.ts), with the same HTTP/1.1 timeouts and answers either way.
+ */
+function createPortServer(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  options: ListenOptions,
+): PortServer {
+  if (options.http2 === undefined) return http1Port(createRequestServer(onRequest, options));
+  const { tls } = options;
+  return createHttp2Port(
+    onRequest,
+    {
+      maxConcurrentStreams: options.http2.maxConcurrentStreams,
+      requestTimeoutMs: options.requestTimeoutMs,
+      idleTimeoutMs: options.keepAliveTimeoutMs,
+      prefaceTimeoutMs: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
+      ...(tls === undefined ? {} : { tls }),
+    },
+    {
+      create: () => createRequestServer(onRequest, { ...options, tls: undefined }),
+      configure: (server) => configureHttp1(server, options),
+    },
+  );
+}
+
+/** An HTTP/1.1-only server as a {@link PortServer}. */
+function http1Port(server: Server | HttpsServer): PortServer {
+  return {
+    acceptor: server,
+    setSecureContext: (tls) => {
+      if ('setSecureContext' in server) server.setSecureContext(tls);
+    },
+    goAway: () => undefined,
+    closeIdle: () => server.closeIdleConnections(),
+    closeAll: () => server.closeAllConnections(),
+    close: () => server.close(),
+  };
+}
+
+/**
  * An HTTP (or, with `options.tls`, HTTPS) server as an origin's port has it, not listening yet: its timeouts, the
  * answers to CONNECT and to requests Node's parser refuses, and `onRequest` for every request. The testing entry
  * feeds it in-memory connections (`server.emit('connection', stream)`), so that a test's requests take the same
@@ -205,8 +262,25 @@ export function createRequestServer(
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
   options: Pick<ListenOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'tls'>,
 ): Server | HttpsServer {
+  const httpOptions = http1Timeouts(options);
+  const server = options.tls
+    ? createHttpsServer({ ...options.tls.options, ...httpOptions })
+    : createServer(httpOptions);
+  server.on('request', onRequest);
+  answerHttp1Quirks(server);
+  return server;
+}
+
+function http1Timeouts(
+  options: Pick<ListenOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+): {
+  requestTimeout: number;
+  headersTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const headersTimeout = Math.min(options.headersTimeoutMs, options.requestTimeoutMs);
-  const httpOptions = {
+  return {
     requestTimeout: options.requestTimeoutMs,
     headersTimeout,
     keepAliveTimeout: options.keepAliveTimeoutMs,
@@ -214,13 +288,21 @@ export function createRequestServer(
     // to 50 s; a quarter of the shorter one keeps the overshoot to a quarter.
     connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4))),
   };
-  const server = options.tls
-    ? createHttpsServer({ ...options.tls.options, ...httpOptions })
-    : createServer(httpOptions);
-  server.on('request', onRequest);
+}
+
+/** The answers to CONNECT and to requests Node's HTTP/1.1 parser refuses. */
+function answerHttp1Quirks(server: Server | HttpsServer | Http2SecureServer): void {
   server.on('connect', refuseTunnel);
   server.on('clientError', answerClientError);
-  return server;
+}
+
+/**
+ * Gives an `allowHTTP1` HTTP/2 server the HTTP/1.1 timeouts and answers of {@link createRequestServer}: Node reads
+ * them from the server's properties, which `Http2SecureServer` takes but does not declare.
+ */
+function configureHttp1(server: Http2SecureServer, options: ListenOptions): void {
+  Object.assign(server, http1Timeouts(options));
+  answerHttp1Quirks(server);
 }
 
 function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
@@ -241,7 +323,7 @@ function route(tenants: readonly PortTenant[], req: IncomingMessage, res: Server
   }
   const first = tenants[0];
   if (!first) {
-    res.writeHead(503, { Connection: 'close' }).end();
+    res.writeHead(503, isHttp2(req) ? {} : { Connection: 'close' }).end();
     return;
   }
   first.refuseUnrouted(
@@ -313,7 +395,8 @@ function plainAnswer(status: number, reason: string, extraHeaders = ''): string 
   return `HTTP/1.1 ${status} ${reason}\r\n${extraHeaders}Content-Length: 0\r\nConnection: close\r\n\r\n`;
 }
 
-function checkCompatible(tenant: PortTenant, listener: Listener, port: number): void {
+function checkCompatible(tenant: PortTenant, listener: Listener, options: ListenOptions): void {
+  const { port } = options;
   for (const other of listener.tenants) {
     const reason =
       tenant.applicationIds.length === 0 || other.applicationIds.length === 0
@@ -324,6 +407,8 @@ function checkCompatible(tenant: PortTenant, listener: Listener, port: number): 
             ? 'the TLS settings differ'
             : (tenant.operational?.routesKey ?? '') !== (other.operational?.routesKey ?? '')
               ? 'the metrics, health and readiness paths differ'
+              : protocolKeyOf(options) !== listener.protocolKey
+                ? 'the HTTP/2 settings (http.http2, http.http2MaxConcurrentStreams) differ'
               : undefined;
     if (reason) throw new OriginError('ORIGIN_LISTEN_PORT_SHARED', { port, other: other.name, reason });
   }
@@ -337,7 +422,7 @@ function leaseOf(listener: Listener, tenant: PortTenant, address: AddressInfo): 
     },
     release: (force) => releaseTenant(listener, tenant, address.port, force),
     reloadTls: (tls) => {
-      if (!('setSecureContext' in listener.server)) return;
+      if (listener.tlsKey === '') return;
       listener.server.setSecureContext(tls.options);
       listener.tlsKey = tls.fingerprint;
     },
@@ -369,8 +454,8 @@ async function releaseTenant(
   removeTenant(listener, tenant);
   // Also clears http.Server's connection-checking timer, which net.Server's close leaves running.
   server.close();
-  server.closeIdleConnections();
-  if (force) server.closeAllConnections();
+  server.closeIdle();
+  if (force) server.closeAll();
   await closed;
 }
 
@@ -379,8 +464,10 @@ async function releaseTenant(
  * destroy every connection it sees as idle, and a request already sent on one of them (still in the kernel's
  * buffers) would meet a reset. Idempotent.
  */
-function stopAccepting(server: Server | HttpsServer): void {
-  if (server.listening) NetServer.prototype.close.call(server);
+function stopAccepting(server: PortServer): void {
+  const { acceptor } = server;
+  if (acceptor.listening) NetServer.prototype.close.call(acceptor);
+  server.goAway();
 }
 
 function delay(ms: number): Promise<void> {

@@ -8,6 +8,7 @@ import {
   renderPrometheusText,
 } from '../metrics/prometheus-text';
 import type { HttpConfig } from './config';
+import { isHttp2 } from '../http/http2-stream';
 
 /** The reason a closing origin gives for being neither healthy nor ready. */
 export const CLOSING = 'closing';
@@ -182,6 +183,8 @@ function answer(
   if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0) {
     all['Connection'] = 'close';
   }
+  // HTTP/2 has no Connection header: a closing HTTP/2 port has sent GOAWAY instead.
+  if (isHttp2(req)) delete all['Connection'];
   res.writeHead(status, all);
   res.end(req.method === 'HEAD' ? undefined : body);
 }

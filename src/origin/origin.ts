@@ -327,6 +327,7 @@ export class Origin {
         keepAliveTimeoutMs: http.keepAliveTimeoutMs,
         maxConnections: http.maxConnections,
         ...(tls === undefined ? {} : { tls }),
+        ...(http.http2 ? { http2: { maxConcurrentStreams: http.http2MaxConcurrentStreams } } : {}),
       });
     } catch (error) {
       this.#state = 'failed';

@@ -170,6 +170,19 @@ describe('Kerberos with SPNEGO', () => {
     expect(header(answer, 'WWW-Authenticate')).toMatch(/^Negotiate [A-Za-z0-9+/]+=*$/);
   }, 30_000);
 
+  it('lets curl --negotiate in over HTTP/2 (h2c, http.http2) as over HTTP/1.1', async () => {
+    const origin = await startOriginProcess(spnegoConfig({ http2: true }));
+    const client = await kdc.kinit('alice', kdc.realm);
+    const refused = await curl(origin.url, ['--http2-prior-knowledge'], client);
+    expect(refused.headers).toMatch(/^HTTP\/2 401/);
+    expect(header(refused, 'WWW-Authenticate')).toBe('Negotiate');
+    const answer = await curl(origin.url, ['--http2-prior-knowledge', '--negotiate', '-u', ':'], client);
+    expect(answer.headers).toMatch(/^HTTP\/2 200/);
+    expect(answer.body).toMatchObject({
+      data: [{ a: 1, caller: { authenticatedUser: `alice@${kdc.realm}`, authenticationMethod: 'spnego' } }],
+    });
+  }, 30_000);
+
   it('answers 401 with WWW-Authenticate: Negotiate to a request without a token', async () => {
     const origin = await sharedOrigin();
     const answer = await curl(origin.url, []);

@@ -112,6 +112,8 @@ const DOCUMENTED_DEFAULTS: OriginConfig = {
       maxAgeSeconds: 600,
     },
     traceContext: 'continue',
+    http2: false,
+    http2MaxConcurrentStreams: 100,
   },
   dataFormat: {
     format: 'lines',

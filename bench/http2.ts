@@ -1,0 +1,184 @@
+// `npm run bench -- --http2`: the 1-record echo over HTTP/2 beside HTTP/1.1 keep-alive (issue 18), both loaded
+// by h2load (Debian nghttp2-client), so that one load generator drives both protocols:
+//   h1     — the origin with http.http2 off, h2load --h1: 50 keep-alive connections, one request at a time each;
+//   h1on2  — the origin with http.http2 on (h2c told apart by the preface), the same HTTP/1.1 load: what serving
+//            HTTP/2 beside it costs an HTTP/1.1 client (the first bytes of each connection are read once more);
+//   h2     — that origin over HTTP/2 with prior knowledge: 5 connections × 10 streams, the same 50 at once.
+// The method is bench/echo.ts's: each server in its own process (bench/echo-servers.mjs, the built package),
+// rounds interleaved with the order rotated every round, servers pinned to core 0 and h2load to core 1 on a
+// machine with two cores or more; the figure that counts is the server's own CPU time per request
+// (process.cpuUsage() in the server, read over IPC before and after each measured load, divided by the requests
+// h2load completed). Target: h2 at most 1.25x h1 (median of per-round ratios). Loopback only, bounded in time.
+//
+// Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_H2_CONNECTIONS (5), BENCH_H2_STREAMS (10 per
+// connection), BENCH_CONNECTIONS (50, HTTP/1.1).
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const H1_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const H2_CONNECTIONS = Number(process.env.BENCH_H2_CONNECTIONS ?? 5);
+const H2_STREAMS = Number(process.env.BENCH_H2_STREAMS ?? 10);
+/** HTTP/2 costs at most this many times HTTP/1.1 keep-alive's server CPU per request (issue 18). */
+const HTTP2_CPU_MAX = 1.25;
+
+type Kind = 'h1' | 'h1on2' | 'h2';
+const KINDS: readonly Kind[] = ['h1', 'h1on2', 'h2'];
+
+/** Pins this process (all its threads) to `core`; false when the machine or the OS cannot. */
+function pinSelf(core: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+async function startServer(kind: 'origin' | 'h2'): Promise<Server> {
+  const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
+  const [command, args] = pinned
+    ? ['taskset', ['-c', '0', process.execPath, script, kind]]
+    : [process.execPath, [script, kind]];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
+  });
+  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
+  exited.catch(() => {});
+  return { child, port: Number(chunk.toString().trim()) };
+}
+
+/** The server process's own CPU time so far, in µs. */
+async function cpuOf(server: Server): Promise<number> {
+  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
+  server.child.send('cpu');
+  return (await answer)[0].cpuMicros;
+}
+
+interface Measured {
+  rps: number;
+  meanMs: number;
+  cpu: number;
+  errors: number;
+}
+
+/** Runs h2load; resolves with its report. Rejects when h2load cannot run at all. */
+function h2load(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('h2load', args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error && !stdout) reject(new Error(`h2load failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** Requests done, succeeded (2xx), req/s and mean request time (ms) from h2load's report. */
+function parseReport(report: string): { done: number; ok: number; rps: number; meanMs: number } {
+  const requests = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded/.exec(report);
+  const rps = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(report);
+  const time = /time for request:\s+\S+\s+\S+\s+(\S+)/.exec(report);
+  if (!requests || !rps || !time) throw new Error(`unexpected h2load report:\n${report}`);
+  const mean = time[1]!;
+  const meanMs = mean.endsWith('us')
+    ? parseFloat(mean) / 1000
+    : mean.endsWith('ms')
+      ? parseFloat(mean)
+      : parseFloat(mean) * 1000;
+  return { done: Number(requests[1]), ok: Number(requests[2]), rps: Number(rps[1]), meanMs };
+}
+
+async function load(kind: Kind, seconds = SECONDS): Promise<Measured> {
+  const server = kind === 'h1' ? servers.origin : servers.h2;
+  const shape =
+    kind === 'h2'
+      ? ['-c', String(H2_CONNECTIONS), '-m', String(H2_STREAMS)]
+      : ['--h1', '-c', String(H1_CONNECTIONS), '-m', '1'];
+  const cpuBefore = await cpuOf(server);
+  const report = await h2load([
+    ...shape,
+    '-D',
+    String(seconds),
+    '-d',
+    bodyFile,
+    '-H',
+    'content-type: application/json',
+    `http://127.0.0.1:${server.port}/bench`,
+  ]);
+  const cpuAfter = await cpuOf(server);
+  const { done, ok, rps, meanMs } = parseReport(report);
+  return { rps, meanMs, cpu: (cpuAfter - cpuBefore) / Math.max(1, done), errors: done - ok };
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const pinned = availableParallelism() >= 2 && pinSelf(1);
+// The 1-record body of bench/echo.ts.
+const body = JSON.stringify([
+  {
+    id: 0,
+    name: 'customer 0',
+    email: 'c0@example.com',
+    active: true,
+    score: 0,
+    tags: ['a', 'b'],
+    address: { city: 'Lyon', zip: '69001' },
+  },
+]);
+const dir = mkdtempSync(join(tmpdir(), 'bench-h2-'));
+const bodyFile = join(dir, 'body.json');
+writeFileSync(bodyFile, body);
+const servers = {} as Record<'origin' | 'h2', Server>;
+const rounds: Record<Kind, Measured[]> = { h1: [], h1on2: [], h2: [] };
+try {
+  servers.origin = await startServer('origin');
+  servers.h2 = await startServer('h2');
+  for (const kind of KINDS) await load(kind, Math.min(2, SECONDS)); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotate the order every round, so that no load always runs first or right after another.
+    const order = KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]!);
+    for (const kind of order) rounds[kind].push(await load(kind));
+  }
+} finally {
+  for (const server of Object.values(servers)) server.child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
+console.log(
+  `\necho origin, 1 record (${Buffer.byteLength(body)} B): HTTP/2 (h2c, ${H2_CONNECTIONS} connections × ${H2_STREAMS} streams) ` +
+    `vs HTTP/1.1 keep-alive (${H1_CONNECTIONS} connections), h2load — ${ROUNDS} rounds of ${SECONDS}s, rotated, ` +
+    `${pinned ? 'servers on core 0, h2load on core 1' : 'not pinned'}\n`,
+);
+console.log('  load   |    req/s | mean ms | CPU µs/req | errors');
+for (const kind of KINDS) {
+  const runs = rounds[kind];
+  console.log(
+    `  ${kind.padEnd(6)} | ${fixed(median(runs.map((r) => r.rps)), 0, 8)} | ${fixed(median(runs.map((r) => r.meanMs)), 2, 7)} | ` +
+      `${fixed(median(runs.map((r) => r.cpu)), 1, 10)} | ${runs.reduce((sum, r) => sum + r.errors, 0)}`,
+  );
+}
+const ratio = (kind: Kind): number[] => rounds[kind].map((run, i) => run.cpu / rounds.h1[i]!.cpu);
+const range = (values: number[]): string =>
+  `${median(values).toFixed(2)}x (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
+const met =
+  median(ratio('h2')) <= HTTP2_CPU_MAX && KINDS.every((kind) => rounds[kind].every((r) => r.errors === 0));
+console.log(
+  `\n  h2/h1    cpu ${range(ratio('h2'))}  target ≤ ${HTTP2_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}`,
+);
+console.log(`  h1on2/h1 cpu ${range(ratio('h1on2'))}\n`);
+console.log(met ? 'all targets met' : 'targets NOT met');

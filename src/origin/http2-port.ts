@@ -1,0 +1,313 @@
+import { Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  constants,
+  createSecureServer,
+  createServer as createHttp2Server,
+  type Http2SecureServer,
+  type Http2Server,
+  type Http2Session,
+  type Http2Stream,
+  type ServerHttp2Stream,
+} from 'node:http2';
+import { Server as NetServer, createServer as createNetServer, type Socket } from 'node:net';
+import type { TlsOptions } from 'node:tls';
+import type { LoadedTls } from '../tls/tls-settings';
+
+/** The connection preface every HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
+export const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+
+/**
+ * The largest header list (names, values and 32 bytes per field, RFC 9113 §6.5.2) one HTTP/2 request may carry:
+ * the 16 KiB Node's HTTP/1.1 parser allows a request head. A larger list (an HPACK bomb expands into one) gets
+ * its stream reset with ENHANCE_YOUR_CALM before any of it reaches the origin.
+ */
+export const HTTP2_MAX_HEADER_LIST_BYTES = 16 * 1024;
+/** The most header fields one HTTP/2 request may carry (Node's default, as HTTP/1.1's 2000 is far above need). */
+export const HTTP2_MAX_HEADER_PAIRS = 128;
+/**
+ * The memory one HTTP/2 session may hold in nghttp2 (header tables, queued frames, unsent data), in MB; past it,
+ * new streams are refused with ENHANCE_YOUR_CALM (Node's `maxSessionMemory`; its default).
+ */
+export const HTTP2_MAX_SESSION_MEMORY_MB = 10;
+
+/** What an HTTP/2 port needs besides its request handler. */
+export interface Http2PortOptions {
+  /** SETTINGS_MAX_CONCURRENT_STREAMS announced to every client (`http.http2MaxConcurrentStreams`). */
+  readonly maxConcurrentStreams: number;
+  /**
+   * How long a stream may go without receiving a byte before its request body is complete, in milliseconds
+   * (`http.requestTimeoutMs`): then it is cancelled. Once its body is complete the stream has no such bound (the
+   * pipeline's `responseTimeoutMs` and the answer's `clientReadTimeoutMs` take over).
+   */
+  readonly requestTimeoutMs: number;
+  /**
+   * How long a session with no open stream stays open, in milliseconds (`http.keepAliveTimeoutMs`); then it gets
+   * GOAWAY and closes. 0: no bound.
+   */
+  readonly idleTimeoutMs: number;
+  /**
+   * How long a plain connection may take to send the bytes that tell its protocol, in milliseconds
+   * (`http.headersTimeoutMs`): then it is closed. Once handed on, the HTTP/1.1 server's own timeouts apply.
+   */
+  readonly prefaceTimeoutMs: number;
+  /** Serve HTTPS (ALPN `h2` and `http/1.1`) with these options; absent: h2c with prior knowledge beside HTTP/1.1. */
+  readonly tls?: LoadedTls;
+}
+
+/** A port's server as the listener registry drives it, whatever protocols it speaks. */
+export interface PortServer {
+  /** The server that listens and accepts: `listen`, `address`, `'connection'`, `'close'`, `'error'`. */
+  readonly acceptor: NetServer;
+  /** Swaps the TLS material for connections made from now on (HTTPS only). */
+  setSecureContext(options: TlsOptions): void;
+  /**
+   * Sends GOAWAY to every HTTP/2 session: the client opens no new stream on it, the streams it opened go on and
+   * are answered, then the session closes. Nothing for HTTP/1.1 connections.
+   */
+  goAway(): void;
+  /** Closes what has no request in progress: idle HTTP/1.1 keep-alive connections, and GOAWAY as {@link goAway}. */
+  closeIdle(): void;
+  /** Cuts every connection now. */
+  closeAll(): void;
+  /** Stops listening, and clears the HTTP/1.1 server's connection-checking timer. */
+  close(): void;
+}
+
+/** The handler of every request, HTTP/1.1 or HTTP/2 (the compatibility API, see src/http/http2-stream.ts). */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A port that serves HTTP/2 beside HTTP/1.1 (decision 0095). With TLS: one `Http2SecureServer` with
+ * `allowHTTP1`, whose ALPN offers `h2` and `http/1.1`; `http1.configure` gives it the HTTP/1.1 timeouts and
+ * answers of an origin's HTTP/1.1 server. Without TLS: a `net.Server` that reads the first bytes of every
+ * connection and hands it, those bytes put back, to an HTTP/2 server when they are the HTTP/2 connection preface,
+ * else to the HTTP/1.1 server `http1.create` makes. Neither inner server listens.
+ *
+ * Every HTTP/2 stream is one request for `onRequest`. The abuses of HTTP/2 are bounded here and by nghttp2
+ * (decision 0097): header lists ({@link HTTP2_MAX_HEADER_LIST_BYTES}, {@link HTTP2_MAX_HEADER_PAIRS}), session
+ * memory ({@link HTTP2_MAX_SESSION_MEMORY_MB}), streams per connection, rapid reset (a count of reset streams per
+ * session), SETTINGS and PING floods (nghttp2), idle sessions, and streams whose request stalls. See
+ * docs/http2.md.
+ */
+export function createHttp2Port(
+  onRequest: RequestHandler,
+  options: Http2PortOptions,
+  http1: {
+    /** Makes the HTTP/1.1 server of a plain port (not listening). */
+    readonly create: () => HttpServer;
+    /** Gives the TLS port the HTTP/1.1 timeouts and answers of the origin's HTTP/1.1 server. */
+    readonly configure: (server: Http2SecureServer) => void;
+  },
+): PortServer {
+  const sessions = new Set<Http2Session>();
+  const h2Options = {
+    settings: {
+      maxConcurrentStreams: options.maxConcurrentStreams,
+      maxHeaderListSize: HTTP2_MAX_HEADER_LIST_BYTES,
+      enablePush: false,
+    },
+    maxHeaderListPairs: HTTP2_MAX_HEADER_PAIRS,
+    maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB,
+  };
+  const handle = onRequest as unknown as (...args: unknown[]) => void;
+  if (options.tls) {
+    const server = createSecureServer({ ...options.tls.options, ...h2Options, allowHTTP1: true });
+    http1.configure(server);
+    watchSessions(server, sessions, options);
+    server.on('request', handle);
+    return {
+      acceptor: server,
+      setSecureContext: (tls) => server.setSecureContext(tls),
+      goAway: () => goAway(sessions),
+      closeIdle: () => {
+        // The HTTP/1.1 connections of an `allowHTTP1` server are in the list http.Server keeps.
+        HttpServer.prototype.closeIdleConnections.call(server);
+        goAway(sessions);
+      },
+      // The HTTP/1.1 connections of an `allowHTTP1` server are in the list http.Server keeps.
+      closeAll: () => closeAll(sessions, server as unknown as HttpServer),
+      close: () => server.close(),
+    };
+  }
+  const h2 = createHttp2Server(h2Options);
+  watchSessions(h2, sessions, options);
+  h2.on('request', handle);
+  const h1 = http1.create();
+  // Starts the HTTP/1.1 server's connection tracking (request and headers timeouts), which Node begins on
+  // 'listening'; the server never listens itself.
+  h1.emit('listening');
+  // Connections that have not told their protocol yet: idle for closeIdle, like a fresh HTTP/1.1 connection.
+  const undecided = new Set<Socket>();
+  const acceptor = createNetServer((socket) =>
+    sniffPreface(socket, h1, h2, options.prefaceTimeoutMs, undecided),
+  );
+  const closeUndecided = (): void => {
+    for (const socket of undecided) socket.destroy();
+  };
+  return {
+    acceptor,
+    setSecureContext: () => undefined,
+    goAway: () => goAway(sessions),
+    closeIdle: () => {
+      closeUndecided();
+      h1.closeIdleConnections();
+      goAway(sessions);
+    },
+    closeAll: () => {
+      closeUndecided();
+      closeAll(sessions, h1);
+    },
+    close: () => {
+      // Clears the HTTP/1.1 server's connection-checking timer; it holds no listening handle to close.
+      h1.close();
+      NetServer.prototype.close.call(acceptor);
+    },
+  };
+}
+
+/**
+ * Reads a connection's first bytes until they either are the HTTP/2 preface or cannot become it, then puts them
+ * back and hands the connection to the server of its protocol; one that has not told within `timeoutMs` is
+ * closed; until it has told, it is in `undecided`. A connection the registry refused meanwhile (beyond `maxConnections`, answered and ending) goes to
+ * neither: what it sends is read and dropped.
+ */
+function sniffPreface(
+  socket: Socket,
+  h1: HttpServer,
+  h2: Http2Server,
+  timeoutMs: number,
+  undecided: Set<Socket>,
+): void {
+  let seen: Buffer | undefined;
+  undecided.add(socket);
+  socket.once('close', () => undecided.delete(socket));
+  // A connection that sends nothing reaches neither server's timeouts: it is bounded here.
+  socket.setTimeout(timeoutMs, () => socket.destroy());
+  const onData = (chunk: Buffer): void => {
+    seen = seen === undefined ? chunk : Buffer.concat([seen, chunk]);
+    const compared = Math.min(seen.length, HTTP2_PREFACE.length);
+    const isHttp2 = seen.compare(HTTP2_PREFACE, 0, compared, 0, compared) === 0;
+    if (isHttp2 && seen.length < HTTP2_PREFACE.length) return;
+    socket.off('data', onData);
+    socket.setTimeout(0);
+    undecided.delete(socket);
+    if (socket.writableEnded || socket.destroyed) return;
+    socket.pause();
+    socket.unshift(seen);
+    if (isHttp2) {
+      // The session reads what is in the socket's buffer itself, then takes over the socket's handle.
+      h2.emit('connection', socket);
+    } else {
+      h1.emit('connection', socket);
+      socket.resume();
+    }
+  };
+  socket.on('data', onData);
+}
+
+/** Keeps the port's sessions and bounds each one's idle time, its resets and each stream's stalled request. */
+function watchSessions(
+  server: Http2Server | Http2SecureServer,
+  sessions: Set<Http2Session>,
+  options: Http2PortOptions,
+): void {
+  const maxResets = Math.max(MIN_RESETS_PER_SECOND, 2 * options.maxConcurrentStreams);
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // A session error (a flood nghttp2 detected, a protocol error) ends that session only.
+    session.on('error', ignore);
+    const watch = new SessionWatch(session, maxResets);
+    // The session's own 'stream' event, not the server's: a stream the client reset in the same read as its
+    // HEADERS is emitted already closed, without its session.
+    session.on('stream', (stream: ServerHttp2Stream) => watch.stream(stream, options.requestTimeoutMs));
+    if (options.idleTimeoutMs > 0) {
+      // The session's timer restarts with every frame. A session that was silent that long with no stream open
+      // gets GOAWAY and closes; one with a stream open (a pipeline still working) is left for the next round.
+      session.setTimeout(options.idleTimeoutMs, () => {
+        if (watch.openStreams === 0) session.close();
+      });
+    }
+  });
+  // A TLS handshake that fails, or a client that sends garbage in place of a preface, concerns that client only.
+  server.on('sessionError', ignore);
+}
+
+/**
+ * Streams that end in a reset (RST_STREAM with an error code, from the client or a timeout here), per session and
+ * second, beyond which the session ends (rapid reset, CVE-2023-44487): at least this many, and twice the streams a
+ * session may have open. Browsers cancel streams when a page moves on, a few at a time.
+ */
+const MIN_RESETS_PER_SECOND = 200;
+
+/** One session's open streams, and its streams that ended in a reset within the current second. */
+class SessionWatch {
+  readonly #session: Http2Session;
+  readonly #maxResets: number;
+  openStreams = 0;
+  #resetsSince = 0;
+  #resets = 0;
+
+  constructor(session: Http2Session, maxResets: number) {
+    this.#session = session;
+    this.#maxResets = maxResets;
+  }
+
+  /** A new stream: counted while open; bounded while its request is incomplete. */
+  stream(stream: ServerHttp2Stream, requestTimeoutMs: number): void {
+    stream.on('error', ignore);
+    if (stream.destroyed) {
+      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
+      return;
+    }
+    this.openStreams++;
+    stream.once('close', () => {
+      this.openStreams--;
+      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
+    });
+    // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
+    // the queue's wait are bounded by the request path as on HTTP/1.1.
+    if (requestTimeoutMs > 0 && !stream.readableEnded) {
+      stream.setTimeout(requestTimeoutMs, cancelStream);
+      stream.once('end', liftTimeout);
+    }
+  }
+
+  /**
+   * Counts a stream that ended in a reset; past the limit within one second the session is sent GOAWAY
+   * ENHANCE_YOUR_CALM and destroyed, its streams with it. nghttp2's own reset limit and Node's rejected-stream
+   * limit stop such a flood too, but leave the connection open (measured on Node 20): this closes it.
+   */
+  #reset(): void {
+    const session = this.#session;
+    if (session.destroyed) return;
+    const now = performance.now();
+    if (now - this.#resetsSince > 1000) {
+      this.#resetsSince = now;
+      this.#resets = 0;
+    }
+    if (++this.#resets > this.#maxResets) {
+      session.destroy(new Error('HTTP/2 rapid reset'), constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+  }
+}
+
+function cancelStream(this: Http2Stream): void {
+  this.close(constants.NGHTTP2_CANCEL);
+}
+
+function liftTimeout(this: Http2Stream): void {
+  this.setTimeout(0);
+}
+
+/** GOAWAY to every session: no new streams, open ones finish, then the session closes. */
+function goAway(sessions: ReadonlySet<Http2Session>): void {
+  for (const session of sessions) if (!session.closed) session.close();
+}
+
+function closeAll(sessions: ReadonlySet<Http2Session>, h1: HttpServer): void {
+  for (const session of sessions) session.destroy();
+  HttpServer.prototype.closeAllConnections.call(h1);
+}
+
+function ignore(): void {}
