@@ -409,7 +409,7 @@ function checkCompatible(tenant: PortTenant, listener: Listener, options: Listen
               ? 'the metrics, health and readiness paths differ'
               : protocolKeyOf(options) !== listener.protocolKey
                 ? 'the HTTP/2 settings (http.http2, http.http2MaxConcurrentStreams) differ'
-              : undefined;
+                : undefined;
     if (reason) throw new OriginError('ORIGIN_LISTEN_PORT_SHARED', { port, other: other.name, reason });
   }
 }
