@@ -189,8 +189,12 @@ describe('rest-origin serve --workers 2', () => {
     const tail = new Promise<void>((resolve) => (release = resolve));
     // Six requests whose bodies are half sent, on six connections, so on both workers.
     const inFlight = Array.from({ length: 6 }, () => post(port, records(3), tail));
-    // Let both workers receive the request heads before the primary drains them.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both workers hold all six (admitted, reading their bodies) before the primary drains them.
+    for (;;) {
+      const metrics = await cluster.metrics();
+      const holding = metrics.workers.map((w) => counted(w.metrics, 'rest_origin_requests_in_flight'));
+      if (holding.length === 2 && holding.every((n) => n > 0) && holding[0]! + holding[1]! === 6) break;
+    }
     const from = cluster.stdout.length;
     cluster.child.kill('SIGTERM');
     await cluster.waitFor(/drain from the primary, closing[\s\S]*drain from the primary, closing/, from);
