@@ -15,8 +15,7 @@
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
 // for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,fastify,before to run
 // beside the origin; all by default, before only with BENCH_BEFORE_DIST).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runFairness } from './fairness';
 import { runMemory } from './memory';
+import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
 
 // Modes with a bench file of their own: `npm run bench -- --<mode>` runs that file instead of the echo comparison
 // (and exits with the code it sets).
@@ -126,12 +126,7 @@ function makeTlsDir(): string {
 const tlsDir = KINDS.includes('https') ? makeTlsDir() : undefined;
 const tlsCa = tlsDir === undefined ? undefined : readFileSync(join(tlsDir, 'cert.pem'), 'utf8');
 
-interface Server {
-  readonly child: ChildProcess;
-  readonly port: number;
-}
-
-async function startServer(kind: Kind): Promise<Server> {
+async function startServer(kind: Kind): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
   const nodeArgs = [...(kind === 'origin' ? ORIGIN_FLAGS : []), script, kind];
   const [command, args] = pinned
@@ -143,20 +138,7 @@ async function startServer(kind: Kind): Promise<Server> {
       : kind === 'https'
         ? { ...process.env, BENCH_TLS_DIR: tlsDir }
         : process.env;
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
-  });
-  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
-  exited.catch(() => {});
-  return { child, port: Number(chunk.toString().trim()) };
-}
-
-/** The server process's own CPU time so far, in µs. */
-async function cpuOf(server: Server): Promise<number> {
-  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
-  server.child.send('cpu');
-  return (await answer)[0].cpuMicros;
+  return startBenchServer(kind, command, args, env);
 }
 
 interface Measured {
@@ -171,7 +153,7 @@ const GATEWAY_PATH = '/public-rest/v1/gateway/bench/bench';
 
 async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measured> {
   const server = servers[kind];
-  const cpuBefore = await cpuOf(server);
+  const cpuBefore = await serverCpuMicros(server);
   const result = await autocannon({
     url: `${kind === 'https' ? 'https' : 'http'}://127.0.0.1:${server.port}${kind === 'gateway' ? GATEWAY_PATH : '/bench'}`,
     ...(kind === 'https' ? { tlsOptions: { ca: tlsCa } } : {}),
@@ -183,7 +165,7 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
     connections: CONNECTIONS,
     duration: seconds,
   });
-  const cpuAfter = await cpuOf(server);
+  const cpuAfter = await serverCpuMicros(server);
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -192,13 +174,7 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
   };
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-const servers = {} as Record<Kind, Server>;
+const servers = {} as Record<Kind, BenchServer>;
 for (const kind of KINDS) servers[kind] = await startServer(kind);
 const results = new Map<number, Record<Kind, Measured[]>>();
 try {

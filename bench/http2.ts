@@ -12,12 +12,12 @@
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_H2_CONNECTIONS (5), BENCH_H2_STREAMS (10 per
 // connection), BENCH_CONNECTIONS (50, HTTP/1.1).
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -40,30 +40,12 @@ function pinSelf(core: number): boolean {
   }
 }
 
-interface Server {
-  readonly child: ChildProcess;
-  readonly port: number;
-}
-
-async function startServer(kind: 'origin' | 'h2'): Promise<Server> {
+async function startServer(kind: 'origin' | 'h2'): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
   const [command, args] = pinned
     ? ['taskset', ['-c', '0', process.execPath, script, kind]]
     : [process.execPath, [script, kind]];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
-  });
-  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
-  exited.catch(() => {});
-  return { child, port: Number(chunk.toString().trim()) };
-}
-
-/** The server process's own CPU time so far, in µs. */
-async function cpuOf(server: Server): Promise<number> {
-  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
-  server.child.send('cpu');
-  return (await answer)[0].cpuMicros;
+  return startBenchServer(kind, command, args);
 }
 
 interface Measured {
@@ -104,7 +86,7 @@ async function load(kind: Kind, seconds = SECONDS): Promise<Measured> {
     kind === 'h2'
       ? ['-c', String(H2_CONNECTIONS), '-m', String(H2_STREAMS)]
       : ['--h1', '-c', String(H1_CONNECTIONS), '-m', '1'];
-  const cpuBefore = await cpuOf(server);
+  const cpuBefore = await serverCpuMicros(server);
   const report = await h2load([
     ...shape,
     '-D',
@@ -115,16 +97,10 @@ async function load(kind: Kind, seconds = SECONDS): Promise<Measured> {
     'content-type: application/json',
     `http://127.0.0.1:${server.port}/bench`,
   ]);
-  const cpuAfter = await cpuOf(server);
+  const cpuAfter = await serverCpuMicros(server);
   const { done, ok, rps, meanMs } = parseReport(report);
   return { rps, meanMs, cpu: (cpuAfter - cpuBefore) / Math.max(1, done), errors: done - ok };
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const pinned = availableParallelism() >= 2 && pinSelf(1);
 // The 1-record body of bench/echo.ts.
@@ -142,7 +118,7 @@ const body = JSON.stringify([
 const dir = mkdtempSync(join(tmpdir(), 'bench-h2-'));
 const bodyFile = join(dir, 'body.json');
 writeFileSync(bodyFile, body);
-const servers = {} as Record<'origin' | 'h2', Server>;
+const servers = {} as Record<'origin' | 'h2', BenchServer>;
 const rounds: Record<Kind, Measured[]> = { h1: [], h1on2: [], h2: [] };
 try {
   servers.origin = await startServer('origin');

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -63,25 +64,12 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess; dir: st
   throw new Error('redis-server did not start');
 }
 
-interface Server {
-  readonly child: ChildProcess;
-  readonly port: number;
-}
-
-async function startServer(kind: Kind, redisUrl: string): Promise<Server> {
+async function startServer(kind: Kind, redisUrl: string): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./idempotency-server.mjs', import.meta.url));
-  const child = spawn(process.execPath, [script, kind], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    env: { ...process.env, BENCH_REDIS_URL: redisUrl },
+  return startBenchServer(kind, process.execPath, [script, kind], {
+    ...process.env,
+    BENCH_REDIS_URL: redisUrl,
   });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, port: Number(chunk.toString().trim()) };
-}
-
-async function cpuOf(server: Server): Promise<number> {
-  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
-  server.child.send('cpu');
-  return (await answer)[0].cpuMicros;
 }
 
 interface Measured {
@@ -92,10 +80,10 @@ interface Measured {
   replayed: number;
 }
 
-async function load(server: Server, key: 'none' | 'new' | 'same', seconds: number): Promise<Measured> {
+async function load(server: BenchServer, key: 'none' | 'new' | 'same', seconds: number): Promise<Measured> {
   const same = randomUUID();
   let replayed = 0;
-  const cpuBefore = await cpuOf(server);
+  const cpuBefore = await serverCpuMicros(server);
   const instance = autocannon({
     url: `http://127.0.0.1:${server.port}/bench`,
     connections: CONNECTIONS,
@@ -117,7 +105,7 @@ async function load(server: Server, key: 'none' | 'new' | 'same', seconds: numbe
     ],
   });
   const result = await instance;
-  const cpuAfter = await cpuOf(server);
+  const cpuAfter = await serverCpuMicros(server);
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -127,14 +115,8 @@ async function load(server: Server, key: 'none' | 'new' | 'same', seconds: numbe
   };
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 const redis = await startRedis();
-const servers = {} as Record<Kind, Server>;
+const servers = {} as Record<Kind, BenchServer>;
 try {
   for (const kind of ['plain', 'memory', 'redis'] as const)
     servers[kind] = await startServer(kind, redis.url);

@@ -7,10 +7,9 @@
 //
 // Environment: BENCH_ROUNDS (5), BENCH_SECONDS (3), BENCH_CONNECTIONS (16: the fair server's tenant may have 8
 // slots and 8 queued, so one client address is never refused).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -26,30 +25,17 @@ const NAMES = Object.keys(SERVERS) as Name[];
 
 const BODY = JSON.stringify([{ id: 1, name: 'customer 1', email: 'c1@example.com', tags: ['a', 'b'] }]);
 
-interface Server {
-  readonly child: ChildProcess;
-  readonly port: number;
-}
-
-async function startServer(name: Name): Promise<Server> {
+async function startServer(name: Name): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
   const env = { ...process.env, BENCH_ORIGIN_HTTP: JSON.stringify(SERVERS[name]) };
-  const child = spawn(process.execPath, [script, 'origin'], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    env,
-  });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, port: Number(chunk.toString().trim()) };
+  return startBenchServer(name, process.execPath, [script, 'origin'], env);
 }
 
-async function cpuOf(server: Server): Promise<number> {
-  const answer = once(server.child, 'message') as Promise<[{ cpuMicros: number }]>;
-  server.child.send('cpu');
-  return (await answer)[0].cpuMicros;
-}
-
-async function load(server: Server, seconds: number): Promise<{ rps: number; cpu: number; errors: number }> {
-  const before = await cpuOf(server);
+async function load(
+  server: BenchServer,
+  seconds: number,
+): Promise<{ rps: number; cpu: number; errors: number }> {
+  const before = await serverCpuMicros(server);
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}/bench`,
     method: 'POST',
@@ -58,7 +44,7 @@ async function load(server: Server, seconds: number): Promise<{ rps: number; cpu
     connections: CONNECTIONS,
     duration: seconds,
   });
-  const after = await cpuOf(server);
+  const after = await serverCpuMicros(server);
   return {
     rps: result.requests.average,
     cpu: (after - before) / Math.max(1, result.requests.total),
@@ -66,13 +52,7 @@ async function load(server: Server, seconds: number): Promise<{ rps: number; cpu
   };
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-const servers = {} as Record<Name, Server>;
+const servers = {} as Record<Name, BenchServer>;
 for (const name of NAMES) servers[name] = await startServer(name);
 const runs = { plain: [], limited: [], fair: [] } as Record<Name, Array<Awaited<ReturnType<typeof load>>>>;
 try {

@@ -12,6 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../tests/support/scale-out';
+import { median } from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -104,12 +105,6 @@ async function measure(server: Server, seconds: number): Promise<Measured> {
     errors: result.errors + result.non2xx,
   };
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const servers = new Map<number, Server>();
 const rounds = new Map<number, Measured[]>(WORKER_COUNTS.map((n) => [n, []]));
