@@ -170,14 +170,15 @@ class ServedRequest implements SlotWaiter {
   #chargeAfterRead = false;
   /** `performance.now()` when the request began to wait for a slot; 0 while it has not waited. */
   #queuedAt = 0;
-  /** `performance.now()` when the batch was handed to the runner pool. */
+  /**
+   * `performance.now()` when the batch was handed to the runner pool; 0 before. Once set, the pipeline may have
+   * acted on the batch (decision 0045).
+   */
   #runStartedAt = 0;
   /** How long the runner pool took on the batch (milliseconds), once it finished. */
   #runMs = 0;
   /** The request's idempotency key, when keys are on and it sent one (docs/idempotency.md). */
   #idempotent: IdempotentRequest | undefined;
-  /** The batch was handed to the runners: from here on the pipeline may have acted on it (decision 0045). */
-  #handedOn = false;
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
@@ -452,7 +453,6 @@ class ServedRequest implements SlotWaiter {
       this.#largeBody = parse.large;
       this.#parse = undefined;
       this.#runStartedAt = performance.now();
-      this.#handedOn = true;
       running = runBatch(ctx, batch);
     } catch (error) {
       return this.fail(error);
@@ -558,7 +558,7 @@ class ServedRequest implements SlotWaiter {
       // A batch the pipeline may have acted on keeps its failure (500, 504) for the key; anything refused before
       // it, or withdrawn unstarted (503, decision 0045), frees the key so that a retry is processed.
       const settled =
-        this.#handedOn && error.httpStatus !== 503
+        this.#runStartedAt !== 0 && error.httpStatus !== 503
           ? idempotent.keep(
               ctx.renderer.rejection(error.httpStatus, clientMessage(ctx, error, this.#info.requestId)),
             )
