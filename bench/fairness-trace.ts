@@ -4,7 +4,9 @@
 // the same clock. For the requests at or above the loaded p99, each millisecond of their latency is put under the
 // first label that covers it: a GC pause (by kind) first, then a long callback (by what it served: a read of the
 // upload's socket, a turn of the large request (setImmediate), ...); what no interval covers is "other" (short
-// callbacks, the small request's own work, the network and this process).
+// callbacks, the small request's own work, the network and this process). A callback's time during which the
+// server's main thread waited, runnable, for its core (Linux schedstat: V8's GC helper threads share core 0 with
+// it, as do other processes on a busy machine) is put under "in a callback, waiting for the core".
 
 /** An interval of the server's loop: a GC pause, or one callback that ran at least 0.25 ms. */
 export interface LoopEvent {
@@ -13,6 +15,8 @@ export interface LoopEvent {
   readonly label: string;
   /** The async id of the callback's resource (0 for GC). */
   readonly id: number;
+  /** A callback's: how long of it the main thread waited, runnable, for its core. */
+  readonly waitMs?: number;
 }
 
 /** What the server's bench/loop-trace.mjs answers: its loop's intervals and its threads' times since loop-reset. */
@@ -49,6 +53,8 @@ function labelled(events: readonly LoopEvent[]): LoopEvent[] {
   });
 }
 
+const WAITING = 'in a callback, waiting for the core';
+
 const isGc = (label: string): boolean => label.startsWith('gc-');
 
 const quantile = (sorted: readonly number[], p: number): number =>
@@ -71,11 +77,13 @@ export function printFairnessTrace(kind: string, trace: ServerTrace, requests: R
   for (const [label, durations] of [...byLabel].sort((a, b) => sum(b[1]) - sum(a[1]))) {
     durations.sort((a, b) => a - b);
     const total = sum(durations);
+    const waited = sum(inWindow.filter((e) => e.label === label).map((e) => e.waitMs ?? 0));
     console.log(
       `    ${label.padEnd(24)} | ${String(durations.length).padStart(5)} | ${total.toFixed(0).padStart(8)} | ` +
         `${`${((100 * total) / (seconds * 1000)).toFixed(1)}%`.padStart(5)} | ${quantile(durations, 0.5).toFixed(2).padStart(6)} | ` +
         `${quantile(durations, 0.99).toFixed(2).padStart(6)} | ${durations.at(-1)!.toFixed(2).padStart(6)} | ` +
-        `${String(durations.filter((d) => d >= 2).length).padStart(5)} | ${String(durations.filter((d) => d >= 5).length).padStart(5)}`,
+        `${String(durations.filter((d) => d >= 2).length).padStart(5)} | ${String(durations.filter((d) => d >= 5).length).padStart(5)}` +
+        (waited > 0 ? ` | waiting for the core ${waited.toFixed(0)} ms` : ''),
     );
   }
   console.log("    (a callback's time includes the GC pauses inside it)");
@@ -104,16 +112,23 @@ export function printFairnessTrace(kind: string, trace: ServerTrace, requests: R
   for (const r of slow) {
     const overlapping = inWindow.filter((e) => e.start < r.end && e.start + e.ms > r.start);
     for (let t = r.start; t < r.end; t += STEP_MS) {
-      let label = 'other';
+      let found: LoopEvent | undefined;
       for (const e of overlapping) {
         if (t < e.start || t >= e.start + e.ms) continue;
         if (isGc(e.label)) {
-          label = e.label;
+          found = e;
           break;
         }
-        if (label === 'other') label = e.label;
+        found ??= e;
       }
-      covered.set(label, (covered.get(label) ?? 0) + STEP_MS);
+      if (found === undefined) {
+        covered.set('other', (covered.get('other') ?? 0) + STEP_MS);
+        continue;
+      }
+      // A callback's time is its work, and its wait for the core in proportion.
+      const waiting = isGc(found.label) ? 0 : (found.waitMs ?? 0) / found.ms;
+      covered.set(found.label, (covered.get(found.label) ?? 0) + STEP_MS * (1 - waiting));
+      if (waiting > 0) covered.set(WAITING, (covered.get(WAITING) ?? 0) + STEP_MS * waiting);
     }
   }
   const mean = sum(slow.map((r) => r.end - r.start)) / slow.length;

@@ -5,7 +5,7 @@
 // between processes of the machine). The bench process joins them with its own requests' intervals.
 // A diagnostic only: async_hooks makes every callback and promise a little slower.
 import { createHook } from 'node:async_hooks';
-import { readFileSync, readdirSync } from 'node:fs';
+import { openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 
 const MIN_CALLBACK_MS = 0.25;
@@ -24,6 +24,16 @@ export function startLoopTrace() {
   let depth = 0;
   let startedAt = 0;
   let current = 0;
+  // The main thread's CPU time and run-queue wait when the callback began (Linux schedstat, about 2 µs a read):
+  // a long callback that used little CPU was waiting for its core (GC helper threads, other processes).
+  const schedstat = openSync('/proc/thread-self/schedstat', 'r');
+  const statBuffer = Buffer.alloc(128);
+  const readStat = () => {
+    const length = readSync(schedstat, statBuffer, 0, statBuffer.length, 0);
+    const [cpu, wait] = statBuffer.toString('latin1', 0, length).split(' ');
+    return [Number(cpu) / 1e6, Number(wait) / 1e6];
+  };
+  let statBefore = [0, 0];
   createHook({
     init(asyncId, type) {
       types.set(asyncId, type);
@@ -32,13 +42,23 @@ export function startLoopTrace() {
       if (depth++ === 0) {
         startedAt = performance.now();
         current = asyncId;
+        statBefore = readStat();
       }
     },
     after() {
       if (--depth !== 0) return;
       const ms = performance.now() - startedAt;
       if (ms >= MIN_CALLBACK_MS) {
-        events.push({ start: origin + startedAt, ms, label: types.get(current) ?? 'unknown', id: current });
+        const [cpu, wait] = readStat();
+        const waitMs = Math.min(ms, wait - statBefore[1]);
+        events.push({
+          start: origin + startedAt,
+          ms,
+          waitMs,
+          label: types.get(current) ?? 'unknown',
+          id: current,
+          cpuMs: cpu - statBefore[0],
+        });
       }
     },
     destroy(asyncId) {
