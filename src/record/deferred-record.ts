@@ -30,20 +30,20 @@ export interface DeferredValue {
  * Made by the origin only, for bodies past the whole-body size of formats that can defer (JSON, delimited).
  */
 export class DeferredRecord extends DataRecord {
-  /** The source text until the value is decoded or assigned; then `undefined`. */
-  #text: string | undefined;
+  /** The source text while {@link DeferredRecord.isDeferred}, then the value (one field: records are many). */
+  #value: FieldValue;
+  /** Decodes the source text; `undefined` once the value was decoded or assigned. */
   #decode: ((text: string) => FieldValue) | undefined;
-  #value: FieldValue = null;
 
   constructor(deferred: DeferredValue) {
     super(null, DEFERRED_VALUE_INIT);
-    this.#text = deferred.text;
+    this.#value = deferred.text;
     this.#decode = deferred.decode;
   }
 
   /** Whether the value is still only its source text (nobody read or assigned it). */
   get isDeferred(): boolean {
-    return this.#text !== undefined;
+    return this.#decode !== undefined;
   }
 
   /**
@@ -51,25 +51,23 @@ export class DeferredRecord extends DataRecord {
    * values are garbage as soon as they are written. A later read of `value` decodes the same value again.
    */
   peekValue(): FieldValue {
-    const text = this.#text;
-    return text === undefined ? this.#value : this.#decode!(text);
+    const decode = this.#decode;
+    return decode === undefined ? this.#value : decode(this.#value as string);
   }
 
   static {
     // An accessor on the prototype (not a class accessor: DataRecord declares `value` as a property).
     Object.defineProperty(DeferredRecord.prototype, 'value', {
       get(this: DeferredRecord): FieldValue {
-        const text = this.#text;
-        if (text !== undefined) {
-          this.#value = this.#decode!(text);
-          this.#text = undefined;
+        const decode = this.#decode;
+        if (decode !== undefined) {
+          this.#value = decode(this.#value as string);
           this.#decode = undefined;
         }
         return this.#value;
       },
       set(this: DeferredRecord, value: FieldValue): void {
         this.#value = value;
-        this.#text = undefined;
         this.#decode = undefined;
       },
       enumerable: true,
