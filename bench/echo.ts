@@ -16,7 +16,8 @@
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
 // for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,nodehttps,fastify,before to run
-// beside the origin; all by default, before only with BENCH_BEFORE_DIST).
+// beside the origin; all by default, before only with BENCH_BEFORE_DIST), BENCH_OFFERED_RPS (requests/s offered to
+// each server instead of saturating it; see below).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -48,6 +49,13 @@ const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(
 const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Number);
 
 const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
+/**
+ * BENCH_OFFERED_RPS: offer every server this many requests per second (autocannon's overallRate) instead of as many
+ * as it takes. Saturated, a slower server leaves the load generator idle more often, and the kernel work of waking
+ * it on each answer is charged to the server's own CPU time (docs/performance.md); at one offered load below every
+ * server's capacity, all pay alike and the ratio shows the work each does per request.
+ */
+const OFFERED_RPS = Number(process.env.BENCH_OFFERED_RPS ?? 0);
 
 type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'nodehttps' | 'fastify' | 'before';
 /** The servers that are not a plain baseline of the origin: each has a ratio line of its own. */
@@ -171,6 +179,7 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
     headers: { 'content-type': 'application/json', 'x-requested-by': 'bench' },
     connections: CONNECTIONS,
     duration: seconds,
+    ...(OFFERED_RPS > 0 ? { overallRate: OFFERED_RPS } : {}),
   });
   const cpuAfter = await serverCpuMicros(server);
   return {
@@ -212,7 +221,8 @@ try {
 const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
 console.log(
   `\necho origin vs node:http vs Fastify — ${ROUNDS} rounds of ${SECONDS}s, A/B/C rotated, ` +
-    `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}\n`,
+    `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}` +
+    `${OFFERED_RPS > 0 ? `, ${OFFERED_RPS} requests/s offered to each` : ''}\n`,
 );
 let allMet = true;
 const cpuMedians = new Map<number, Record<Kind, number>>();
