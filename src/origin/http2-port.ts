@@ -272,9 +272,18 @@ class SessionWatch {
   #resetsSince = 0;
   #resets = 0;
 
+  /** The 'close' listener of every stream of the session: one function per session, not a closure per stream. */
+  readonly #closed = closeListener(this);
+
   constructor(session: Http2Session, maxResets: number) {
     this.#session = session;
     this.#maxResets = maxResets;
+  }
+
+  /** A stream of the session closed: no longer open, and counted if it ended in a reset. */
+  closed(stream: Http2Stream): void {
+    this.openStreams--;
+    if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
   }
 
   /** A new stream: counted while open; bounded while its request is incomplete. */
@@ -285,15 +294,14 @@ class SessionWatch {
       return;
     }
     this.openStreams++;
-    stream.once('close', () => {
-      this.openStreams--;
-      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
-    });
+    // 'close' and 'end' come once each: `on` spares the wrapper `once` makes.
+    stream.on('close', this.#closed);
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
-    // the queue's wait are bounded by the request path as on HTTP/1.1.
-    if (requestTimeoutMs > 0 && !stream.readableEnded) {
+    // the queue's wait are bounded by the request path as on HTTP/1.1. A request without a body (END_STREAM on its
+    // HEADERS) is complete already.
+    if (requestTimeoutMs > 0 && !stream.endAfterHeaders) {
       stream.setTimeout(requestTimeoutMs, cancelStream);
-      stream.once('end', liftTimeout);
+      stream.on('end', liftTimeout);
     }
   }
 
@@ -338,6 +346,13 @@ function serveStream(
   }
   const req = new Http2Request(stream, headers, rawHeaders, socket);
   onRequest(req, new Http2Response(req));
+}
+
+/** A stream 'close' listener (Node calls it with the stream as `this`) that tells `watch`. */
+function closeListener(watch: SessionWatch): (this: Http2Stream) => void {
+  return function closed(this: Http2Stream): void {
+    watch.closed(this);
+  };
 }
 
 function cancelStream(this: Http2Stream): void {
