@@ -414,6 +414,7 @@ class ServedRequest implements SlotWaiter {
         ctx.heap,
         this.#info,
         ctx.body.release,
+        declaredBodyLength(req),
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
@@ -942,13 +943,18 @@ class BodyParse {
     heap: HeapGuard,
     source: RequestRecordSource,
     release: MemoryRelease,
+    declaredBytes: number | undefined,
   ) {
     this.#release = release;
     this.#parser = parser;
     this.#maxRecords = maxRecords;
     this.#heap = heap;
     this.#source = source;
-    this.#gathering = parser.parseAll !== undefined;
+    // A body declared larger than the whole-body size is pushed from its first chunk: gathered, its first MB
+    // would be parsed in one step when the size is passed (decision 0126).
+    const declaredLarge = declaredBytes !== undefined && declaredBytes > PARSE_WHOLE_MAX_BYTES;
+    this.#gathering = parser.parseAll !== undefined && !declaredLarge;
+    if (declaredLarge) parser.deferValues?.();
   }
 
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
@@ -966,6 +972,8 @@ class BodyParse {
     // Only bodies past the whole-body size get here: small requests never pay for reading the heap.
     if (this.#gathering) {
       this.#gathering = false;
+      // A large body's records keep their values as text until read (decision 0125).
+      this.#parser.deferValues?.();
       for (const early of this.#gathered()) this.#push(early);
       this.#first = undefined;
       this.#more = undefined;

@@ -48,6 +48,11 @@ export class JsonParser implements Parser {
     return (this.#sinkMade ??= new RecordSink());
   }
 
+  /** From now on, a value is kept as its text, checked now and decoded on first read (decision 0125). */
+  deferValues(): void {
+    this.#sink.deferring = true;
+  }
+
   /**
    * Bytes this parser holds between calls: at most the text of the value in progress (up to
    * `maxObjectLengthChars` characters), or the head of an over-long value kept for its excerpt.
@@ -177,6 +182,8 @@ function isBeyondDouble(value: unknown): boolean {
 class RecordSink implements JsonFrameSink {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
+  /** Values are kept as their text once decoded successfully (the decoded value is dropped at once). */
+  deferring = false;
 
   value(
     bytes: Buffer,
@@ -189,14 +196,16 @@ class RecordSink implements JsonFrameSink {
   ): void {
     // latin1 decoding is a plain copy, several times faster than UTF-8 decoding, and equal to it on ASCII.
     const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
+    const decode = exact ? decodeJsonExact : parseJson;
     let value: FieldValue;
     try {
-      value = exact ? decodeJsonExact(text) : (JSON.parse(text) as FieldValue);
+      value = decode(text);
     } catch (error) {
       this.#failures.push(malformedValue(text, index, byteOffset, error));
       return;
     }
-    this.#records.push({ value });
+    // Deferred, the value just decoded is garbage at once (cheap to collect); the text is what stays.
+    this.#records.push(this.deferring ? { value: null, deferred: { text, decode } } : { value });
   }
 
   failure(failure: ParseFailure): void {
@@ -209,6 +218,10 @@ class RecordSink implements JsonFrameSink {
     this.#failures = [];
     return result;
   }
+}
+
+function parseJson(text: string): FieldValue {
+  return JSON.parse(text) as FieldValue;
 }
 
 function malformedValue(text: string, index: number, byteOffset: number, error: unknown): ParseFailure {
