@@ -11,7 +11,10 @@
 // h2load completed). Target: h2 at most 1.25x h1 (median of per-round ratios). Loopback only, bounded in time.
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_H2_CONNECTIONS (5), BENCH_H2_STREAMS (10 per
-// connection), BENCH_CONNECTIONS (50, HTTP/1.1).
+// connection), BENCH_CONNECTIONS (50, HTTP/1.1), BENCH_BEFORE_DIST (a directory holding another build's index.js,
+// inside the project: its origin with http.http2 on runs as a fourth server, `h2was`, under the HTTP/2 load, and
+// the h2/h2was ratio is printed; for the before/after figure of a change to the HTTP/2 path), BENCH_ORIGIN_FLAGS
+// (extra node flags for the origins' processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -27,8 +30,13 @@ const H2_STREAMS = Number(process.env.BENCH_H2_STREAMS ?? 10);
 /** HTTP/2 costs at most this many times HTTP/1.1 keep-alive's server CPU per request (issue 18). */
 const HTTP2_CPU_MAX = 1.25;
 
-type Kind = 'h1' | 'h1on2' | 'h2';
-const KINDS: readonly Kind[] = ['h1', 'h1on2', 'h2'];
+const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
+const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
+type Kind = 'h1' | 'h1on2' | 'h2' | 'h2was';
+const KINDS: readonly Kind[] =
+  BEFORE_DIST === undefined ? ['h1', 'h1on2', 'h2'] : ['h1', 'h1on2', 'h2', 'h2was'];
+type ServerName = 'origin' | 'h2' | 'h2was';
 
 /** Pins this process (all its threads) to `core`; false when the machine or the OS cannot. */
 function pinSelf(core: number): boolean {
@@ -40,12 +48,13 @@ function pinSelf(core: number): boolean {
   }
 }
 
-async function startServer(kind: 'origin' | 'h2'): Promise<BenchServer> {
+async function startServer(name: ServerName): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
-  const [command, args] = pinned
-    ? ['taskset', ['-c', '0', process.execPath, script, kind]]
-    : [process.execPath, [script, kind]];
-  return startBenchServer(kind, command, args);
+  const kind = name === 'h2was' ? 'h2' : name;
+  const node = [process.execPath, ...ORIGIN_FLAGS, script, kind];
+  const [command, args] = pinned ? ['taskset', ['-c', '0', ...node]] : [node[0]!, node.slice(1)];
+  const env = name === 'h2was' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
+  return startBenchServer(name, command, args, env);
 }
 
 interface Measured {
@@ -81,9 +90,9 @@ function parseReport(report: string): { done: number; ok: number; rps: number; m
 }
 
 async function load(kind: Kind, seconds = SECONDS): Promise<Measured> {
-  const server = kind === 'h1' ? servers.origin : servers.h2;
+  const server = kind === 'h1' ? servers.origin : kind === 'h2was' ? servers.h2was : servers.h2;
   const shape =
-    kind === 'h2'
+    kind === 'h2' || kind === 'h2was'
       ? ['-c', String(H2_CONNECTIONS), '-m', String(H2_STREAMS)]
       : ['--h1', '-c', String(H1_CONNECTIONS), '-m', '1'];
   const cpuBefore = await serverCpuMicros(server);
@@ -118,11 +127,12 @@ const body = JSON.stringify([
 const dir = mkdtempSync(join(tmpdir(), 'bench-h2-'));
 const bodyFile = join(dir, 'body.json');
 writeFileSync(bodyFile, body);
-const servers = {} as Record<'origin' | 'h2', BenchServer>;
-const rounds: Record<Kind, Measured[]> = { h1: [], h1on2: [], h2: [] };
+const servers = {} as Record<ServerName, BenchServer>;
+const rounds: Record<Kind, Measured[]> = { h1: [], h1on2: [], h2: [], h2was: [] };
 try {
   servers.origin = await startServer('origin');
   servers.h2 = await startServer('h2');
+  if (BEFORE_DIST !== undefined) servers.h2was = await startServer('h2was');
   for (const kind of KINDS) await load(kind, Math.min(2, SECONDS)); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order every round, so that no load always runs first or right after another.
@@ -156,5 +166,11 @@ const met =
 console.log(
   `\n  h2/h1    cpu ${range(ratio('h2'))}  target ≤ ${HTTP2_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}`,
 );
-console.log(`  h1on2/h1 cpu ${range(ratio('h1on2'))}\n`);
+console.log(`  h1on2/h1 cpu ${range(ratio('h1on2'))}`);
+if (BEFORE_DIST !== undefined) {
+  const was = rounds.h2.map((run, i) => run.cpu / rounds.h2was[i]!.cpu);
+  console.log(`  h2was/h1 cpu ${range(ratio('h2was'))}`);
+  console.log(`  h2/h2was cpu ${range(was)}  (this build's HTTP/2 against ${BEFORE_DIST})`);
+}
+console.log('');
 console.log(met ? 'all targets met' : 'targets NOT met');

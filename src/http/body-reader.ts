@@ -5,7 +5,8 @@ import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
 import type { BodyPaceWatch, PacedRead } from './body-pace';
-import { wasReset } from './http2-stream';
+import { eventSourceOf, wasReset } from './http2-stream';
+import type { OriginRequest } from './origin-exchange';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
 import { SNAPPY_STREAM_IDENTIFIER, SnappyFramedDecoder, snappyBlockLength } from '../formats/snappy-framing';
 import { DecompressError, createDecompressor } from '../formats/decompressors';
@@ -508,8 +509,13 @@ async function decodeRawSnappy(
   return chunks;
 }
 
-/** What {@link consumeDecodedBody} reads from: an `IncomingMessage` or any `Readable` with the request's headers. */
-export type RequestBodyStream = Readable & RequestBody;
+/**
+ * What {@link consumeDecodedBody} and {@link readBody} read from: a request body with the events and flow control
+ * of a readable stream and the request's headers, such as an {@link OriginRequest} (an `IncomingMessage`, an
+ * HTTP/2 request) or any `Readable` with the headers beside it.
+ */
+export type RequestBodyStream = RequestBody &
+  Pick<OriginRequest, 'destroyed' | 'readableEnded' | 'on' | 'off' | 'pause' | 'resume'>;
 
 /**
  * Reads a request body and hands each DECODED chunk to `onChunk` as it arrives; resolves with the number of
@@ -588,13 +594,15 @@ function readUnencoded(
 ): void {
   // The read's state hangs on the stream itself, and the four listeners are shared functions that find it there
   // through `this` (the emitter): one object per request instead of six closures.
-  const read = new UnencodedBodyRead(body, limit, pace, onChunk, done);
-  (body as ReadableBody)[BODY_READ] = read;
+  // An HTTP/2 request's events are its stream's, whose listeners see the stream as `this`.
+  const source: ReadableBody = eventSourceOf(body);
+  const read = new UnencodedBodyRead(body, source, limit, pace, onChunk, done);
+  source[BODY_READ] = read;
   pace?.watch(read);
-  body.on('data', onBodyData);
-  body.on('end', onBodyEnd);
-  body.on('error', onBodyError);
-  body.on('close', onBodyClose);
+  source.on('data', onBodyData);
+  source.on('end', onBodyEnd);
+  source.on('error', onBodyError);
+  source.on('close', onBodyClose);
 }
 
 const BODY_READ = Symbol('rest-service-origin.bodyRead');
@@ -622,7 +630,9 @@ function onBodyClose(this: ReadableBody): void {
 
 /** The state of one unencoded body read: bytes so far, and whether `done` was called. */
 class UnencodedBodyRead implements PacedRead {
-  readonly #body: ReadableBody;
+  readonly #body: RequestBodyStream;
+  /** What emits the body's events, which its listeners find this read on: the body, or its HTTP/2 stream. */
+  readonly #source: ReadableBody;
   readonly #limit: Limit;
   readonly #pace: BodyPaceWatch | undefined;
   readonly #onChunk: (chunk: Uint8Array) => void;
@@ -635,13 +645,15 @@ class UnencodedBodyRead implements PacedRead {
   #settled = false;
 
   constructor(
-    body: ReadableBody,
+    body: RequestBodyStream,
+    source: ReadableBody,
     limit: Limit,
     pace: BodyPaceWatch | undefined,
     onChunk: (chunk: Uint8Array) => void,
     done: BodyReadDone,
   ) {
     this.#body = body;
+    this.#source = source;
     this.#limit = limit;
     this.#pace = pace;
     this.#onChunk = onChunk;
@@ -698,13 +710,13 @@ class UnencodedBodyRead implements PacedRead {
     this.#settled = true;
     this.#pace?.unwatch(this);
     this.#turns?.cancel();
-    const body = this.#body;
-    body.off('data', onBodyData);
-    body.off('end', onBodyEnd);
-    body.off('error', onBodyError);
-    body.off('close', onBodyClose);
-    body[BODY_READ] = undefined;
-    body.pause();
+    const source = this.#source;
+    source.off('data', onBodyData);
+    source.off('end', onBodyEnd);
+    source.off('error', onBodyError);
+    source.off('close', onBodyClose);
+    source[BODY_READ] = undefined;
+    this.#body.pause();
     this.#done(error, 0);
   }
 }

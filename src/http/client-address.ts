@@ -1,5 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import type { OriginRequest } from './origin-exchange';
 
 /** Which header a trusted proxy keeps: `X-Forwarded-For`, or `Forwarded` (RFC 7239). */
 export type ForwardedHeaderName = 'xForwardedFor' | 'forwarded';
@@ -104,7 +104,7 @@ export interface ClientAddressOptions {
  * Runs once per request; without trusted proxies it only reads the socket.
  */
 export function clientAddressOf(
-  req: Pick<IncomingMessage, 'rawHeaders' | 'socket'>,
+  req: Pick<OriginRequest, 'rawHeaders' | 'socket'>,
   options: ClientAddressOptions,
 ): string | undefined {
   const peer = req.socket?.remoteAddress;

@@ -1,48 +1,49 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constants, type Http2Stream } from 'node:http2';
+import { constants, type ServerHttp2Stream } from 'node:http2';
+import type { OriginRequest } from './origin-exchange';
 
 /**
  * What the request path needs to know of a request that came over HTTP/2. The origin serves HTTP/2 through
- * Node's compatibility API, whose `Http2ServerRequest` and `Http2ServerResponse` carry the same members the
- * request path reads of an `IncomingMessage` and a `ServerResponse` (headers, url, method, events, `writeHead`,
- * `end`, `setTimeout`), with four differences the path handles through this file: a request's `socket` is a
- * proxy of the session's socket (which a stream must not close), HTTP/1-only headers such as `Connection` are
- * dropped with a warning, a timed-out response is not destroyed by Node, and a stream the client resets ends its
- * request normally (decision 0096).
+ * Node's stream API, each stream as an `Http2Request` and `Http2Response` (src/http/http2-exchange.ts, decision
+ * 0120) that carry the members the request path reads of an `IncomingMessage` and a `ServerResponse`
+ * ({@link OriginRequest}); what differs is handled through this file: a stream shares its connection with the
+ * session's other streams (the path never closes it), HTTP/2 has no `Connection` header, and a stream the client
+ * resets is an aborted request (decision 0096).
  */
 interface Http2Message {
   readonly httpVersionMajor: number;
-  readonly stream?: Http2Stream;
+  readonly stream?: ServerHttp2Stream;
 }
 
-/** True for a request that came over HTTP/2 (the compatibility API's `Http2ServerRequest`). */
-export function isHttp2(req: Pick<IncomingMessage, 'httpVersionMajor'> | undefined): boolean {
+/** True for a request that came over HTTP/2. */
+export function isHttp2(req: Pick<OriginRequest, 'httpVersionMajor'> | undefined): boolean {
   // A host's or a test's response object may not know its request.
   return req?.httpVersionMajor === 2;
 }
 
 /**
- * True when `body` is an HTTP/2 request whose stream the client reset (RST_STREAM) or that was destroyed before
- * its body was complete. Node's compatibility API ends such a request with `'end'` and `complete === true`, so a
- * body cut off mid-record would otherwise look whole; the body reader asks this before it reports a body read.
- * False for every HTTP/1.1 request.
+ * True when `body` is an HTTP/2 request whose stream the client reset (RST_STREAM), or closed before it was
+ * answered, or that was destroyed before its body was complete: the body reader asks this before it reports a
+ * body read, as a stream the client closes with NO_ERROR ends its body as if complete. False for every HTTP/1.1
+ * request.
  */
 export function wasReset(body: object): boolean {
   const stream = (body as Http2Message).stream;
   if (stream === undefined) return false;
-  return stream.destroyed || (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR);
+  // A stream's code is NO_ERROR until it closes; one closed with NO_ERROR before it was answered was closed by
+  // its client.
+  return (
+    stream.destroyed ||
+    stream.rstCode !== constants.NGHTTP2_NO_ERROR ||
+    (stream.closed && !stream.headersSent)
+  );
 }
 
 /**
- * Bounds how long the client of an HTTP/2 answer may go without reading it (decision 0044, on HTTP/2: a stream
- * window that never opens). Node's HTTP/1.1 server destroys a socket whose timeout has no listener; an HTTP/2
- * stream is left open, holding the answer, so the stream is cancelled here (RST_STREAM CANCEL); the session and
- * its other streams go on.
+ * The emitter of `body`'s events: the HTTP/2 stream of an HTTP/2 request, whose listeners Node calls with `this`
+ * set to the stream; `body` itself for any other.
  */
-export function cancelUnreadAnswer(res: ServerResponse, timeoutMs: number): void {
-  const stream = (res as unknown as Http2Message).stream;
-  if (stream === undefined || stream.closed) return;
-  stream.setTimeout(timeoutMs, () => stream.close(constants.NGHTTP2_CANCEL));
+export function eventSourceOf<T extends object>(body: T): T {
+  return ((body as Http2Message).stream as T | undefined) ?? body;
 }
 
 /**

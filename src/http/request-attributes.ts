@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { CLIENT_CERTIFICATE_ATTRIBUTES } from '../tls/client-certificate';
+import type { OriginRequest } from './origin-exchange';
 
 /** Options of {@link requestAttributes}. */
 export interface RequestAttributeOptions {
@@ -113,7 +113,7 @@ const LINEAR_SEARCH_MAX = 16;
  * Runs once per request in time linear in the header count. The result is a new frozen object.
  */
 export function requestAttributes(
-  req: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>,
+  req: Pick<OriginRequest, 'method' | 'url' | 'rawHeaders' | 'socket'>,
   options: RequestAttributeOptions,
 ): Readonly<Record<string, string>> {
   const target = splitTarget(req.url ?? '/');

@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
 import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
+import type { ParseFailure, ParseResult, ParsedRecord, Parser } from '../formats/data-format';
 import type { DataRecord, RequestRecordSource } from '../record/data-record';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
 import type { CorsPolicy } from '../http/cors';
@@ -11,7 +10,8 @@ import {
   checkContentEncoding,
   type ContentCoding,
 } from '../http/content-encoding';
-import { cancelUnreadAnswer, isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
+import { isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
+import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import { lingerOnClose } from '../http/lingering-close';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
@@ -118,7 +118,7 @@ export interface RequestContext {
  * throws itself; the promise settles once the answer is written and never rejects. The origin's own listener
  * calls {@link serveRequest}, which needs no promise.
  */
-export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function handleRequest(ctx: RequestContext, req: OriginRequest, res: OriginResponse): Promise<void> {
   return new Promise<void>((resolve) => serveRequest(ctx, req, res, resolve));
 }
 
@@ -130,8 +130,8 @@ export function handleRequest(ctx: RequestContext, req: IncomingMessage, res: Se
  */
 export function serveRequest(
   ctx: RequestContext,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: OriginRequest,
+  res: OriginResponse,
   answered?: () => void,
   identity?: Readonly<Record<string, string>>,
 ): void {
@@ -152,8 +152,8 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  */
 class ServedRequest implements SlotWaiter {
   readonly #ctx: RequestContext;
-  readonly #req: IncomingMessage;
-  readonly #res: ServerResponse;
+  readonly #req: OriginRequest;
+  readonly #res: OriginResponse;
   readonly #answered: (() => void) | undefined;
   readonly #info: IncomingRequestInfo;
   readonly #startedAt: number;
@@ -185,8 +185,8 @@ class ServedRequest implements SlotWaiter {
 
   constructor(
     ctx: RequestContext,
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: OriginRequest,
+    res: OriginResponse,
     answered: (() => void) | undefined,
   ) {
     this.#ctx = ctx;
@@ -408,14 +408,8 @@ class ServedRequest implements SlotWaiter {
     const codings = this.#codings;
     const req = this.#req;
     try {
-      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address
-      // (behind a trusted proxy, the address its forwarding header names).
-      const source: ParseSource = {
-        remoteAddress: this.#info.clientAddress,
-        originState: ctx.body.originState,
-      };
       const parse = (this.#parse = new BodyParse(
-        ctx.body.createParser(source),
+        ctx.body.createParser(this.#info.clientAddress),
         ctx.body.maxRecords,
         ctx.heap,
         this.#info,
@@ -602,8 +596,8 @@ class ServedRequest implements SlotWaiter {
 /** Answers a request with the envelope of `error` (also used for requests a shared port cannot route). */
 export function refuse(
   ctx: Pick<RequestContext, 'config' | 'metrics' | 'observer' | 'isClosing' | 'renderer'>,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: OriginRequest,
+  res: OriginResponse,
   error: OriginError,
   request: {
     requestId: string;
@@ -681,8 +675,8 @@ function publishEnd(
  */
 export function refuseUnrouted(
   ctx: RequestContext,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: OriginRequest,
+  res: OriginResponse,
   error: OriginError,
 ): void {
   // The answering origin's CORS headers, so that a page of an origin it allows can read the refusal (0115).
@@ -714,7 +708,7 @@ export function refuseUnrouted(
  */
 function authenticate(
   authenticator: Authenticator,
-  req: IncomingMessage,
+  req: OriginRequest,
   settled: (outcome: AuthenticationOutcome) => void,
   failed: (error: unknown) => void,
 ): void {
@@ -773,7 +767,7 @@ const DRAIN_WAIT_MS = 1000;
  * body leaves nothing unread and the connection stays alive (or, from a closing origin, closes cleanly). A body
  * still incomplete after {@link DRAIN_WAIT_MS} is answered with `Connection: close` as before.
  */
-function drainSmallBody(req: IncomingMessage, answer: () => void): boolean {
+function drainSmallBody(req: OriginRequest, answer: () => void): boolean {
   if (req.destroyed || req.readableEnded) return false;
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (!(declared <= DRAINED_BODY_MAX_BYTES)) return false;
@@ -801,7 +795,7 @@ function drainSmallBody(req: IncomingMessage, answer: () => void): boolean {
  */
 function refuseEarly(
   ctx: RequestContext,
-  req: IncomingMessage,
+  req: OriginRequest,
   info: IncomingRequestInfo,
   now: number,
 ): ContentCoding[] {
@@ -817,13 +811,13 @@ function refuseEarly(
  * The body length a rate limit charges before the read: Content-Length, 0 for a request with neither it nor
  * Transfer-Encoding (it has no body), `undefined` for a chunked body.
  */
-function declaredBodyLength(req: IncomingMessage): number | undefined {
+function declaredBodyLength(req: OriginRequest): number | undefined {
   const declared = req.headers['content-length'];
   if (declared !== undefined) return Number(declared);
   return req.headers['transfer-encoding'] === undefined ? 0 : undefined;
 }
 
-function checkApplicationId(ctx: RequestContext, req: IncomingMessage, info: IncomingRequestInfo): void {
+function checkApplicationId(ctx: RequestContext, req: OriginRequest, info: IncomingRequestInfo): void {
   if (ctx.applicationIds.size === 0) return;
   const inUrl = ctx.config.http.applicationIdInUrl;
   const id = applicationIdOf(req.headers['x-engine-application-id'], info.queryString, inUrl);
@@ -1163,7 +1157,7 @@ function pipelineError(error: unknown): OriginError {
  */
 function send(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
-  res: ServerResponse,
+  res: OriginResponse,
   rendered: RenderedResponse | PiecedResponse,
   extra: Record<string, string>,
 ): number {
@@ -1181,7 +1175,7 @@ function send(
 /** Writes `rendered` as it is; returns its body's length in bytes (0 when the response was gone already). */
 function write(
   ctx: Pick<RequestContext, 'isClosing' | 'config'>,
-  res: ServerResponse,
+  res: OriginResponse,
   rendered: RenderedResponse | PiecedResponse,
   extra: Record<string, string>,
 ): number {
@@ -1191,9 +1185,8 @@ function write(
   const headers: Record<string, string | number> = Object.assign(rendered.headers, extra);
   const length = 'pieces' in rendered ? piecesLength(rendered.pieces) : renderedBodyLength(rendered.body);
   headers['Content-Length'] = length;
-  const http2 = isHttp2(res.req);
   // A closing HTTP/2 port has sent GOAWAY already, and HTTP/2 forbids the header.
-  if (ctx.isClosing() && !http2) headers['Connection'] = 'close';
+  if (ctx.isClosing() && !isHttp2(res.req)) headers['Connection'] = 'close';
   res.writeHead(rendered.status, headers);
   if ('pieces' in rendered) {
     // Buffers go to the socket as they are (one writev), with no copy into one body first.
@@ -1206,12 +1199,10 @@ function write(
   }
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044); an HTTP/2
-  // stream is cancelled instead, its session going on.
+  // stream is cancelled instead, its session going on. An answer the kernel took whole (`writableLength` 0 right
+  // after `end`: nearly every answer) needs no timer; arming one per request was a measurable share of a small one.
   const { clientReadTimeoutMs } = ctx.config.http;
-  if (clientReadTimeoutMs > 0) {
-    if (http2) cancelUnreadAnswer(res, clientReadTimeoutMs);
-    else if (!res.writableFinished) res.setTimeout(clientReadTimeoutMs);
-  }
+  if (clientReadTimeoutMs > 0 && res.writableLength > 0) res.setTimeout(clientReadTimeoutMs);
   return length;
 }
 

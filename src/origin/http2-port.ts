@@ -1,4 +1,4 @@
-import { Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Server as HttpServer } from 'node:http';
 import {
   constants,
   createSecureServer,
@@ -7,10 +7,13 @@ import {
   type Http2Server,
   type Http2Session,
   type Http2Stream,
+  type IncomingHttpHeaders,
   type ServerHttp2Stream,
 } from 'node:http2';
 import { Server as NetServer, createServer as createNetServer, type Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
+import { Http2Request, Http2Response } from '../http/http2-exchange';
+import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import type { LoadedTls } from '../tls/tls-settings';
 
 /** The connection preface every HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
@@ -73,8 +76,11 @@ export interface PortServer {
   close(): void;
 }
 
-/** The handler of every request, HTTP/1.1 or HTTP/2 (the compatibility API, see src/http/http2-stream.ts). */
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * The handler of every request: Node's `IncomingMessage` and `ServerResponse` for HTTP/1.1, the origin's
+ * `Http2Request` and `Http2Response` for HTTP/2 (src/http/http2-exchange.ts, decision 0120).
+ */
+export type RequestHandler = (req: OriginRequest, res: OriginResponse) => void;
 
 /**
  * A port that serves HTTP/2 beside HTTP/1.1 (decision 0095). With TLS: one `Http2SecureServer` with
@@ -83,7 +89,8 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
  * connection and hands it, those bytes put back, to an HTTP/2 server when they are the HTTP/2 connection preface,
  * else to the HTTP/1.1 server `http1.create` makes. Neither inner server listens.
  *
- * Every HTTP/2 stream is one request for `onRequest`. The abuses of HTTP/2 are bounded here and by nghttp2
+ * Every HTTP/2 stream is one request for `onRequest`, served through Node's stream API (not its compatibility
+ * API, decision 0120). The abuses of HTTP/2 are bounded here and by nghttp2
  * (decision 0097): header lists ({@link HTTP2_MAX_HEADER_LIST_BYTES}, {@link HTTP2_MAX_HEADER_PAIRS}), session
  * memory ({@link HTTP2_MAX_SESSION_MEMORY_MB}), streams per connection, rapid reset (a count of reset streams per
  * session), SETTINGS and PING floods (nghttp2), idle sessions, and streams whose request stalls. See
@@ -109,12 +116,15 @@ export function createHttp2Port(
     maxHeaderListPairs: HTTP2_MAX_HEADER_PAIRS,
     maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB,
   };
-  const handle = onRequest as unknown as (...args: unknown[]) => void;
   if (options.tls) {
     const server = createSecureServer({ ...options.tls.options, ...h2Options, allowHTTP1: true });
     http1.configure(server);
-    watchSessions(server, sessions, options);
-    server.on('request', handle);
+    watchSessions(server, sessions, options, onRequest);
+    // The HTTP/1.1 requests of an `allowHTTP1` server come as 'request' events. Listening to them makes Node set up
+    // its compatibility API for HTTP/2 streams too (a server 'stream' listener that wraps every stream): that
+    // listener goes, as the sessions' streams are served through the stream API.
+    server.on('request', onRequest);
+    server.removeAllListeners('stream');
     return {
       acceptor: server,
       setSecureContext: (tls) => server.setSecureContext(tls),
@@ -130,8 +140,7 @@ export function createHttp2Port(
     };
   }
   const h2 = createHttp2Server(h2Options);
-  watchSessions(h2, sessions, options);
-  h2.on('request', handle);
+  watchSessions(h2, sessions, options, onRequest);
   const h1 = http1.create();
   // Starts the HTTP/1.1 server's connection tracking (request and headers timeouts), which Node begins on
   // 'listening'; the server never listens itself.
@@ -205,11 +214,15 @@ function sniffPreface(
   socket.on('data', onData);
 }
 
-/** Keeps the port's sessions and bounds each one's idle time, its resets and each stream's stalled request. */
+/**
+ * Keeps the port's sessions, bounds each one's idle time, its resets and each stream's stalled request, and hands
+ * each stream to `onRequest`.
+ */
 function watchSessions(
   server: Http2Server | Http2SecureServer,
   sessions: Set<Http2Session>,
   options: Http2PortOptions,
+  onRequest: RequestHandler,
 ): void {
   const maxResets = Math.max(MIN_RESETS_PER_SECOND, 2 * options.maxConcurrentStreams);
   server.on('session', (session: Http2Session) => {
@@ -218,9 +231,20 @@ function watchSessions(
     // A session error (a flood nghttp2 detected, a protocol error) ends that session only.
     session.on('error', ignore);
     const watch = new SessionWatch(session, maxResets);
+    // Node's proxy of the connection, made once per session: what a request reads of its socket (at once: the
+    // proxy throws once the session is destroyed).
+    const socket: Socket = session.socket;
     // The session's own 'stream' event, not the server's: a stream the client reset in the same read as its
     // HEADERS is emitted already closed, without its session.
-    session.on('stream', (stream: ServerHttp2Stream) => watch.stream(stream, options.requestTimeoutMs));
+    session.on(
+      'stream',
+      (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+        watch.stream(stream, options.requestTimeoutMs);
+        // A stream reset before it was seen is served too: the request path counts it as an aborted request. One
+        // of a session ended meanwhile (the stream was one reset too many) is not: its connection is gone.
+        if (!session.destroyed) serveStream(stream, headers, rawHeaders, socket, onRequest);
+      },
+    );
     if (options.idleTimeoutMs > 0) {
       // The session's timer restarts with every frame. A session that was silent that long with no stream open
       // gets GOAWAY and closes; one with a stream open (a pipeline still working) is left for the next round.
@@ -248,9 +272,18 @@ class SessionWatch {
   #resetsSince = 0;
   #resets = 0;
 
+  /** The 'close' listener of every stream of the session: one function per session, not a closure per stream. */
+  readonly #closed = closeListener(this);
+
   constructor(session: Http2Session, maxResets: number) {
     this.#session = session;
     this.#maxResets = maxResets;
+  }
+
+  /** A stream of the session closed: no longer open, and counted if it ended in a reset. */
+  closed(stream: Http2Stream): void {
+    this.openStreams--;
+    if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
   }
 
   /** A new stream: counted while open; bounded while its request is incomplete. */
@@ -261,15 +294,14 @@ class SessionWatch {
       return;
     }
     this.openStreams++;
-    stream.once('close', () => {
-      this.openStreams--;
-      if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
-    });
+    // 'close' and 'end' come once each: `on` spares the wrapper `once` makes.
+    stream.on('close', this.#closed);
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
-    // the queue's wait are bounded by the request path as on HTTP/1.1.
-    if (requestTimeoutMs > 0 && !stream.readableEnded) {
+    // the queue's wait are bounded by the request path as on HTTP/1.1. A request without a body (END_STREAM on its
+    // HEADERS) is complete already.
+    if (requestTimeoutMs > 0 && !stream.endAfterHeaders) {
       stream.setTimeout(requestTimeoutMs, cancelStream);
-      stream.once('end', liftTimeout);
+      stream.on('end', liftTimeout);
     }
   }
 
@@ -290,6 +322,37 @@ class SessionWatch {
       session.destroy(new Error('HTTP/2 rapid reset'), constants.NGHTTP2_ENHANCE_YOUR_CALM);
     }
   }
+}
+
+/**
+ * Hands one stream to `onRequest` as an {@link Http2Request} and its {@link Http2Response}, after the expectation
+ * step HTTP/1.1 has too: `Expect: 100-continue` gets its interim 100 at once (Node's HTTP/1.1 server sends it
+ * too, so a client that waits for it sends its body), any other expectation 417 without the origin.
+ */
+function serveStream(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  rawHeaders: string[],
+  socket: Socket,
+  onRequest: RequestHandler,
+): void {
+  const { expect } = headers;
+  if (expect !== undefined && !stream.destroyed) {
+    if (expect.toLowerCase() !== '100-continue') {
+      stream.respond({ ':status': 417 }, { endStream: true });
+      return;
+    }
+    stream.additionalHeaders({ ':status': 100 });
+  }
+  const req = new Http2Request(stream, headers, rawHeaders, socket);
+  onRequest(req, new Http2Response(req));
+}
+
+/** A stream 'close' listener (Node calls it with the stream as `this`) that tells `watch`. */
+function closeListener(watch: SessionWatch): (this: Http2Stream) => void {
+  return function closed(this: Http2Stream): void {
+    watch.closed(this);
+  };
 }
 
 function cancelStream(this: Http2Stream): void {

@@ -1,5 +1,4 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { IDENTITY_ATTRIBUTES } from '../auth/identity-attributes';
 import { ConfigError } from '../errors/config-error';
 import { OriginError } from '../errors/origin-error';
@@ -14,6 +13,7 @@ import { RedisIdempotencyStore } from '../idempotency/redis-idempotency-store';
 import type { RenderedResponse } from '../response/json-response';
 import type { OriginConfig } from './config';
 import type { IncomingRequestInfo } from './request-info';
+import type { OriginRequest } from '../http/origin-exchange';
 
 /** The response header that marks a replayed answer: `true`, or `body-omitted` when the body was not kept. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -86,7 +86,7 @@ export function idempotencyPlanFor(
  */
 export function idempotentRequestOf(
   plan: IdempotencyPlan,
-  req: IncomingMessage,
+  req: OriginRequest,
   info: IncomingRequestInfo,
 ): IdempotentRequest | undefined {
   const sent = req.headers[plan.header];

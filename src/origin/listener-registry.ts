@@ -11,6 +11,7 @@ import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { OriginError } from '../errors/origin-error';
 import { isHttp2 } from '../http/http2-stream';
+import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import type { LoadedTls } from '../tls/tls-settings';
 import { APPLICATION_ID_HEADER, APPLICATION_ID_QUERY_PARAMETER } from './application-id';
 import { createHttp2Port, type PortServer } from './http2-port';
@@ -30,7 +31,7 @@ export interface PortTenant {
    * a port only when its key equals the port's current key.
    */
   readonly tlsKey: string;
-  handleRequest(req: IncomingMessage, res: ServerResponse): void;
+  handleRequest(req: OriginRequest, res: OriginResponse): void;
   /**
    * The tenant's metrics, health and readiness paths, answered before any routing by application ID (decision
    * 0080); absent when it has none. Tenants share a port only when their paths are equal.
@@ -40,9 +41,9 @@ export interface PortTenant {
    * True when `req` is a CORS preflight this tenant allows (decision 0115): a preflight carries no application ID,
    * so on a shared port it goes to the first tenant whose CORS rules allow its origin. Absent: CORS is off.
    */
-  takesPreflight?(req: IncomingMessage): boolean;
+  takesPreflight?(req: OriginRequest): boolean;
   /** Answers a request that no tenant of a shared port claims. */
-  refuseUnrouted(req: IncomingMessage, res: ServerResponse, error: OriginError): void;
+  refuseUnrouted(req: OriginRequest, res: OriginResponse, error: OriginError): void;
   /**
    * The answer to a connection beyond `maxConnections`, written before any request is read: status, headers
    * (`Retry-After` included) and body, in the tenant's response format. Also counts the refusal.
@@ -217,7 +218,7 @@ function capConnections(server: NetServer, tenants: readonly PortTenant[], optio
  * is set (src/origin/http2-port.ts), with the same HTTP/1.1 timeouts and answers either way.
  */
 function createPortServer(
-  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+  onRequest: (req: OriginRequest, res: OriginResponse) => void,
   options: ListenOptions,
 ): PortServer {
   if (options.http2 === undefined) return http1Port(createRequestServer(onRequest, options));
@@ -305,7 +306,7 @@ function configureHttp1(server: Http2SecureServer, options: ListenOptions): void
   answerHttp1Quirks(server);
 }
 
-function route(tenants: readonly PortTenant[], req: IncomingMessage, res: ServerResponse): void {
+function route(tenants: readonly PortTenant[], req: OriginRequest, res: OriginResponse): void {
   const [only] = tenants;
   if (tenants.length === 1 && only) {
     only.handleRequest(req, res);
@@ -341,7 +342,7 @@ function probesOf(tenants: readonly PortTenant[]): OperationalProbe[] {
   return probes;
 }
 
-function routingId(tenants: readonly PortTenant[], req: IncomingMessage): string | undefined {
+function routingId(tenants: readonly PortTenant[], req: OriginRequest): string | undefined {
   const header = req.headers[APPLICATION_ID_HEADER];
   if (header !== undefined) return Array.isArray(header) ? header[0] : header;
   const query = req.url?.split('?')[1];

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, type ConfigProblem } from '../errors/config-error';
 import { mergeMetricsSnapshots, type MetricsSnapshot } from '../metrics/metrics-snapshot';
 import {
@@ -9,6 +8,7 @@ import {
 } from '../metrics/prometheus-text';
 import type { HttpConfig } from './config';
 import { isHttp2 } from '../http/http2-stream';
+import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 
 /** The reason a closing origin gives for being neither healthy nor ready. */
 export const CLOSING = 'closing';
@@ -80,7 +80,7 @@ export function checkOperationalPaths(http: HttpConfig): void {
  */
 export function operationalKindOf(
   probe: OperationalProbe | undefined,
-  req: IncomingMessage,
+  req: OriginRequest,
 ): OperationalKind | undefined {
   if (probe === undefined) return undefined;
   const url = req.url ?? '/';
@@ -101,8 +101,8 @@ export function operationalKindOf(
 export function serveOperational(
   kind: OperationalKind,
   probes: readonly OperationalProbe[],
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: OriginRequest,
+  res: OriginResponse,
 ): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return answer(req, res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
@@ -121,7 +121,7 @@ export function serveOperational(
  * The metrics of `probes`, merged, in the format the scraper asks for. At once when every snapshot is at hand;
  * when one is a promise (a source that asks other processes), once all have settled, or 503 when one fails.
  */
-function serveMetrics(probes: readonly OperationalProbe[], req: IncomingMessage, res: ServerResponse): void {
+function serveMetrics(probes: readonly OperationalProbe[], req: OriginRequest, res: OriginResponse): void {
   const format = metricsTextFormatFor(req.headers.accept);
   const contentType = format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE;
   const render = (snapshots: readonly MetricsSnapshot[]): void => {
@@ -145,7 +145,7 @@ function serveMetrics(probes: readonly OperationalProbe[], req: IncomingMessage,
  * who can reach the port, decision 0046), the host a process warning (type `OriginWarning`, code
  * `REST_ORIGIN_METRICS_SOURCE_FAILED`) with the error's message.
  */
-function metricsUnavailable(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+function metricsUnavailable(req: OriginRequest, res: OriginResponse, error: unknown): void {
   const why = error instanceof Error ? error.message : String(error);
   process.emitWarning(`The metrics source failed: ${why}`, {
     type: 'OriginWarning',
@@ -167,8 +167,8 @@ function firstReason(
 }
 
 function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: OriginRequest,
+  res: OriginResponse,
   status: number,
   body: string,
   headers: Record<string, string> = {},

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientAddressOf, TrustedProxies, type ClientAddressOptions } from '../http/client-address';
 import type { HttpConfig } from './config';
@@ -7,6 +6,7 @@ import type { RequestInfo, TraceContext } from '../pipeline/batch';
 import type { HeaderAttributes } from '../record/record-header';
 import type { RequestRecordSource } from '../record/data-record';
 import { traceContextOf, type TraceContextMode } from './trace-context';
+import type { OriginRequest } from '../http/origin-exchange';
 
 /** What a request's header attributes are made of besides its headers; one object per origin. */
 export interface RequestAttributeSources {
@@ -27,7 +27,7 @@ export interface RequestAttributeSources {
 }
 
 /**
- * What the origin knows about one request, read from its `IncomingMessage` when first asked: the batch's
+ * What the origin knows about one request, read from its request (an `OriginRequest`) when first asked: the batch's
  * {@link RequestInfo} and the source its records' headers are built from, in one object.
  *
  * Most pipelines never read a record header or the request's headers (the echo microservice does not), and
@@ -49,7 +49,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
    */
   identity: Readonly<Record<string, string>> | undefined;
   readonly traceContext: TraceContext | undefined;
-  readonly #message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket'>;
+  readonly #message: Pick<OriginRequest, 'method' | 'url' | 'rawHeaders' | 'socket'>;
   readonly #sources: RequestAttributeSources;
   /**
    * The client's address (behind a trusted proxy, the one its forwarding header names), decided at once: a
@@ -62,7 +62,7 @@ export class IncomingRequestInfo implements RequestInfo, RequestRecordSource {
 
   constructor(
     requestId: string,
-    message: Pick<IncomingMessage, 'method' | 'url' | 'rawHeaders' | 'socket' | 'headers'>,
+    message: Pick<OriginRequest, 'method' | 'url' | 'rawHeaders' | 'socket' | 'headers'>,
     sources: RequestAttributeSources,
   ) {
     this.requestId = requestId;
