@@ -550,8 +550,9 @@ export type BodyReadDone = (error: unknown, decodedBytes: number) => void;
  * {@link readDecodedBody}.
  *
  * Fairness (decision 0090): from a body's second chunk on, once the `onChunk` calls of one event-loop turn took
- * the {@link TurnBudget}'s 2 ms together, reading pauses until the next turn, so the parse of a large body never holds
- * the loop for longer than that at a time and other clients' requests are served in between.
+ * the {@link TurnBudget}'s budget (1 ms, decision 0129) together, reading pauses until the next turn, so the parse
+ * of a large body never holds the loop for longer than that at a time and other clients' requests are served in
+ * between.
  */
 export function readBody(
   body: RequestBodyStream,
