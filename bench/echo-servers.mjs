@@ -4,13 +4,17 @@
 //   gateway  — the same origin behind an in-process API gateway (public API, /public-rest/v1/gateway/bench/…)
 //   h2       — the same origin with http.http2 on: HTTP/1.1 and h2c on one port (bench/http2.ts)
 //   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
+//   nodehttps — the same minimal server on node:https (PEM keystore from BENCH_TLS_DIR): TLS's cost to Node itself
 //   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
 // builds it first, so no TypeScript loader sits in the measured process.
 //
 // When started with an IPC channel, answers every message 'cpu' with this process's own CPU time
 // (`process.cpuUsage()`, user + system, in µs): bench/echo.ts reads it before and after each measured load.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const kind = process.argv[2];
@@ -55,8 +59,9 @@ async function startOrigin(tls = {}, gatewayMode = false, extraHttp = {}) {
   return Number(new URL(gatewayUrl ?? url).port);
 }
 
-async function startNode() {
-  const server = createServer((req, res) => {
+/** The minimal server; over TLS with `tls` (key and certificate). */
+async function startNode(tls) {
+  const handler = (req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
@@ -68,7 +73,8 @@ async function startNode() {
       });
       res.end(body);
     });
-  });
+  };
+  const server = tls === undefined ? createServer(handler) : createHttpsServer(tls, handler);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server.address().port;
 }
@@ -95,12 +101,17 @@ const starters = {
   gateway: () => startOrigin({}, true),
   h2: () => startOrigin({}, false, { http2: true }),
   before: () => startOrigin(),
-  node: startNode,
+  node: () => startNode(),
+  nodehttps: () => {
+    // bench/echo.ts made keystore.pem (key then certificate) in BENCH_TLS_DIR with openssl.
+    const pem = readFileSync(join(process.env.BENCH_TLS_DIR ?? '', 'keystore.pem'));
+    return startNode({ key: pem, cert: pem });
+  },
   fastify: startFastify,
 };
 const start = starters[kind];
 if (start === undefined) {
-  console.error('usage: echo-servers.mjs origin|https|gateway|h2|node|fastify|before');
+  console.error('usage: echo-servers.mjs origin|https|gateway|h2|node|nodehttps|fastify|before');
   process.exit(2);
 }
 const port = await start();

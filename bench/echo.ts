@@ -7,14 +7,17 @@
 // the load generator is. Loopback only, bounded in time.
 //
 // The `https` server is the same origin serving HTTPS (TLS 1.3, a 2048-bit RSA certificate made with openssl at
-// start) to the same keep-alive connections; its CPU per request is compared with the plain origin's.
+// start) to the same keep-alive connections; its CPU per request is compared with the plain origin's. `nodehttps`
+// is the minimal node:http server's work on node:https with the same certificate: what TLS costs Node itself per
+// request, printed beside the origin's figure (no target of its own).
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
-// for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,fastify,before to run
-// beside the origin; all by default, before only with BENCH_BEFORE_DIST).
+// for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,nodehttps,fastify,before to run
+// beside the origin; all by default, before only with BENCH_BEFORE_DIST), BENCH_OFFERED_RPS (requests/s offered to
+// each server instead of saturating it; see below).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -46,13 +49,25 @@ const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(
 const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Number);
 
 const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
+/**
+ * BENCH_OFFERED_RPS: offer every server this many requests per second (autocannon's overallRate) instead of as many
+ * as it takes. Saturated, a slower server leaves the load generator idle more often, and the kernel work of waking
+ * it on each answer is charged to the server's own CPU time (docs/performance.md); at one offered load below every
+ * server's capacity, all pay alike and the ratio shows the work each does per request.
+ */
+const OFFERED_RPS = Number(process.env.BENCH_OFFERED_RPS ?? 0);
 
-type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'fastify' | 'before';
+type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'nodehttps' | 'fastify' | 'before';
+/** The servers that are not a plain baseline of the origin: each has a ratio line of its own. */
+type OwnLine = 'origin' | 'https' | 'gateway' | 'nodehttps';
+const OWN_LINE: ReadonlySet<Kind> = new Set<OwnLine>(['origin', 'https', 'gateway', 'nodehttps']);
+/** The servers the load reaches over TLS. */
+const TLS_KINDS: ReadonlySet<Kind> = new Set<Kind>(['https', 'nodehttps']);
 const SERVERS = process.env.BENCH_SERVERS?.split(',');
 const KINDS: readonly Kind[] = (
   BEFORE_DIST
-    ? (['origin', 'https', 'gateway', 'node', 'fastify', 'before'] as const)
-    : (['origin', 'https', 'gateway', 'node', 'fastify'] as const)
+    ? (['origin', 'https', 'gateway', 'node', 'nodehttps', 'fastify', 'before'] as const)
+    : (['origin', 'https', 'gateway', 'node', 'nodehttps', 'fastify'] as const)
 ).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
 /** HTTPS costs at most this many times plain HTTP's CPU per request on keep-alive connections (issue 13). */
 const HTTPS_CPU_MAX = 1.3;
@@ -62,7 +77,7 @@ const GATEWAY_CPU_MAX = 1.1;
 /** Targets, each a ratio of the origin's median-of-paired-rounds figure to a baseline's. */
 const TARGETS: readonly {
   metric: Metric;
-  against: Exclude<Kind, 'origin' | 'https' | 'gateway'>;
+  against: Exclude<Kind, OwnLine>;
   max: number;
 }[] = [
   { metric: 'cpu', against: 'node', max: 1.15 },
@@ -123,7 +138,7 @@ function makeTlsDir(): string {
   writeFileSync(join(dir, 'keystore.pem'), read('key.pem') + read('cert.pem'));
   return dir;
 }
-const tlsDir = KINDS.includes('https') ? makeTlsDir() : undefined;
+const tlsDir = KINDS.some((kind) => TLS_KINDS.has(kind)) ? makeTlsDir() : undefined;
 const tlsCa = tlsDir === undefined ? undefined : readFileSync(join(tlsDir, 'cert.pem'), 'utf8');
 
 async function startServer(kind: Kind): Promise<BenchServer> {
@@ -135,7 +150,7 @@ async function startServer(kind: Kind): Promise<BenchServer> {
   const env =
     kind === 'before'
       ? { ...process.env, BENCH_DIST: BEFORE_DIST }
-      : kind === 'https'
+      : TLS_KINDS.has(kind)
         ? { ...process.env, BENCH_TLS_DIR: tlsDir }
         : process.env;
   return startBenchServer(kind, command, args, env);
@@ -155,8 +170,8 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
   const server = servers[kind];
   const cpuBefore = await serverCpuMicros(server);
   const result = await autocannon({
-    url: `${kind === 'https' ? 'https' : 'http'}://127.0.0.1:${server.port}${kind === 'gateway' ? GATEWAY_PATH : '/bench'}`,
-    ...(kind === 'https' ? { tlsOptions: { ca: tlsCa } } : {}),
+    url: `${TLS_KINDS.has(kind) ? 'https' : 'http'}://127.0.0.1:${server.port}${kind === 'gateway' ? GATEWAY_PATH : '/bench'}`,
+    ...(TLS_KINDS.has(kind) ? { tlsOptions: { ca: tlsCa } } : {}),
     method: 'POST',
     body,
     // Gateway mode requires X-Requested-By on POST (decision 0066); the direct path gets it too, so that both
@@ -164,6 +179,7 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
     headers: { 'content-type': 'application/json', 'x-requested-by': 'bench' },
     connections: CONNECTIONS,
     duration: seconds,
+    ...(OFFERED_RPS > 0 ? { overallRate: OFFERED_RPS } : {}),
   });
   const cpuAfter = await serverCpuMicros(server);
   return {
@@ -185,6 +201,7 @@ try {
       https: [],
       gateway: [],
       node: [],
+      nodehttps: [],
       fastify: [],
       before: [],
     };
@@ -204,7 +221,8 @@ try {
 const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
 console.log(
   `\necho origin vs node:http vs Fastify — ${ROUNDS} rounds of ${SECONDS}s, A/B/C rotated, ` +
-    `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}\n`,
+    `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}` +
+    `${OFFERED_RPS > 0 ? `, ${OFFERED_RPS} requests/s offered to each` : ''}\n`,
 );
 let allMet = true;
 const cpuMedians = new Map<number, Record<Kind, number>>();
@@ -227,10 +245,7 @@ for (const [count, rounds] of results) {
   // Each round measures every server back to back, so the ratio of one round is little touched by the slow
   // drift of a shared machine; the median of those paired ratios is the figure that counts.
   for (const metric of ['cpu', 'p99', 'rps'] as const) {
-    for (const against of KINDS.filter(
-      (kind): kind is Exclude<Kind, 'origin' | 'https' | 'gateway'> =>
-        kind !== 'origin' && kind !== 'https' && kind !== 'gateway',
-    )) {
+    for (const against of KINDS.filter((kind): kind is Exclude<Kind, OwnLine> => !OWN_LINE.has(kind))) {
       const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
       const target = TARGETS.find((t) => t.metric === metric && t.against === against);
       const met = target === undefined || median(ratios) <= target.max;
@@ -254,6 +269,15 @@ for (const [count, rounds] of results) {
         `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
     );
     if (rounds.https.some((run) => run.errors > 0)) allMet = false;
+  }
+  if (KINDS.includes('nodehttps') && KINDS.includes('node')) {
+    // What TLS costs node:https itself on the same work: the floor under the origin's https/origin figure, since
+    // TLS adds about the same microseconds to every server and a leaner server shows them as a larger ratio.
+    const ratios = rounds.nodehttps.map((run, i) => run.cpu / rounds.node[i]!.cpu);
+    console.log(
+      `  nodehttps/node cpu ${median(ratios).toFixed(2)}x ` +
+        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  (context: TLS on node:https)`,
+    );
   }
   if (KINDS.includes('gateway')) {
     // The in-process gateway (routing, X-Requested-By, the URL rewrite) against the direct path, paired by round.

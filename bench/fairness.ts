@@ -22,12 +22,17 @@ import {
   type BodyKind,
   type LargeBodyServer,
 } from './large-bodies';
+import { printFairnessTrace, type RequestSpan, type ServerTrace } from './fairness-trace';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const UPLOAD_MB = Number(process.env.BENCH_FAIRNESS_MB ?? 50);
 const CONNECTIONS = Number(process.env.BENCH_FAIRNESS_CONNECTIONS ?? 4);
 const KINDS = (process.env.BENCH_FAIRNESS_KINDS ?? 'json,csv').split(',') as BodyKind[];
 const PIPELINE = (process.env.BENCH_FAIRNESS_PIPELINE ?? 'echo') as 'echo' | 'count';
+/** Extra node flags for the server's process, e.g. `--max-semi-space-size=1` (as bench/echo.ts takes them). */
+const ORIGIN_FLAGS = (process.env.BENCH_ORIGIN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/** BENCH_FAIRNESS_TRACE=1: the server traces its loop, and the loaded window's slow requests are split by cause. */
+const TRACE = Boolean(process.env.BENCH_FAIRNESS_TRACE);
 /** p99 of one-record requests during the upload, at most this many times the idle p99 (issue 16). */
 const TARGET_RATIO = 3;
 
@@ -41,6 +46,8 @@ interface Window {
   /** The server's garbage collection pauses in the window: their sum and the longest, ms. */
   gcMs: number;
   gcMaxMs: number;
+  /** Each request's interval on the machine's clock, with BENCH_FAIRNESS_TRACE. */
+  spans: RequestSpan[];
 }
 
 const percentile = (sorted: readonly number[], p: number): number =>
@@ -50,6 +57,7 @@ const percentile = (sorted: readonly number[], p: number): number =>
 async function smallRequests(server: LargeBodyServer, body: Buffer, seconds: number): Promise<Window> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
+  const spans: RequestSpan[] = [];
   let errors = 0;
   const until = performance.now() + seconds * 1000;
   await ask(server, 'loop-reset');
@@ -57,7 +65,9 @@ async function smallRequests(server: LargeBodyServer, body: Buffer, seconds: num
     while (performance.now() < until) {
       const started = performance.now();
       const { status } = await post(server.port, body, agent);
-      latencies.push(performance.now() - started);
+      const ended = performance.now();
+      latencies.push(ended - started);
+      if (TRACE) spans.push({ start: performance.timeOrigin + started, end: performance.timeOrigin + ended });
       if (status !== 200) errors++;
     }
   };
@@ -73,6 +83,7 @@ async function smallRequests(server: LargeBodyServer, body: Buffer, seconds: num
     loopMaxMs: loop.maxMs,
     gcMs: loop.gcMs,
     gcMaxMs: loop.gcMaxMs,
+    spans,
   };
 }
 
@@ -89,7 +100,11 @@ interface Case {
 async function measure(kind: BodyKind, pinned: boolean): Promise<Case> {
   const { body, records } = largeBody(kind, UPLOAD_MB * MB);
   const small = smallBody(kind);
-  const server = await startLargeBodyServer(kind, PIPELINE, { pinned });
+  const server = await startLargeBodyServer(kind, PIPELINE, {
+    pinned,
+    nodeFlags: ORIGIN_FLAGS,
+    env: TRACE ? { BENCH_FAIRNESS_TRACE: '1' } : {},
+  });
   try {
     // Warm-up: the one-record path and one large body, so that neither window pays for compiling code.
     await smallRequests(server, small, 1);
@@ -111,8 +126,10 @@ async function measure(kind: BodyKind, pinned: boolean): Promise<Case> {
     // The upload's first chunks reach the server before the window opens.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const loaded = await smallRequests(server, small, SECONDS);
+    const trace = TRACE ? await ask<ServerTrace>(server, 'trace') : undefined;
     uploading = false;
     await uploader;
+    if (trace) printFairnessTrace(kind, trace, loaded.spans);
     return {
       kind,
       records,

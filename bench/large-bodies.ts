@@ -42,18 +42,24 @@ export interface LargeBodyServer {
   readonly port: number;
 }
 
-/** Starts bench/large-body-server.mjs for `kind` with `pipeline` (`echo` or `count`), on core 0 when `pinned`. */
+/**
+ * Starts bench/large-body-server.mjs for `kind` with `pipeline` (`echo` or `count`), on core 0 when `pinned`, with
+ * `nodeFlags` before the script and `env` added to this process's environment.
+ */
 export async function startLargeBodyServer(
   kind: BodyKind,
   pipeline: 'echo' | 'count',
-  options: { pinned: boolean; nodeFlags?: readonly string[] },
+  options: { pinned: boolean; nodeFlags?: readonly string[]; env?: Readonly<Record<string, string>> },
 ): Promise<LargeBodyServer> {
   const script = fileURLToPath(new URL('./large-body-server.mjs', import.meta.url));
   const nodeArgs = [...(options.nodeFlags ?? []), script, kind, pipeline];
   const [command, args] = options.pinned
     ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    env: { ...process.env, ...options.env },
+  });
   const exited = once(child, 'exit').then(([code]) => {
     throw new Error(`the ${kind} server exited with code ${String(code)} before listening`);
   });

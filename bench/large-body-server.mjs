@@ -84,6 +84,10 @@ new PerformanceObserver((entries) => {
     gc.maxMs = Math.max(gc.maxMs, entry.duration);
   }
 }).observe({ entryTypes: ['gc'] });
+// BENCH_FAIRNESS_TRACE=1: what held the loop, as intervals (bench/loop-trace.mjs), answered to 'trace'.
+const trace = process.env.BENCH_FAIRNESS_TRACE
+  ? (await import('./loop-trace.mjs')).startLoopTrace()
+  : undefined;
 const loopFigures = () => ({ maxMs: loop.max / 1e6, gcMs: gc.ms, gcMaxMs: gc.maxMs });
 if (process.send) {
   process.on('message', (message) => {
@@ -91,6 +95,7 @@ if (process.send) {
       loop.reset();
       gc.ms = 0;
       gc.maxMs = 0;
+      trace?.take();
     }
     if (message === 'loop-reset' || message === 'loop') process.send(loopFigures());
     if (message === 'gc' && typeof globalThis.gc === 'function') {
@@ -106,6 +111,7 @@ if (process.send) {
       const u = process.memoryUsage();
       process.send({ heapTotal: u.heapTotal, external: u.external, arrayBuffers: u.arrayBuffers });
     }
+    if (message === 'trace') process.send(trace?.take() ?? { events: [] });
     if (message === 'records-heap') process.send({ bytes: recordsHeap });
   });
   process.on('disconnect', () => process.exit(0));

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors/error-table';
+import type { DeferredValue } from '../record/deferred-record';
 import type { FieldValue } from '../record/field';
 
 /**
@@ -17,6 +18,11 @@ export interface ParsedRecord {
    * code, message, stage and time in its header when it becomes a `DataRecord`.
    */
   readonly error?: ParsedRecordError;
+  /**
+   * Set, with `value` null, by a parser asked to {@link Parser.deferValues}: the record's value as its source text
+   * and the function that decodes it (decision 0125). The record's value is `deferred.decode(deferred.text)`.
+   */
+  readonly deferred?: DeferredValue;
 }
 
 /** The error information of an error record read from the input. */
@@ -90,6 +96,13 @@ export interface Parser {
   end(): ParseResult;
   /** Optional fast path for a whole input in one buffer; must give exactly what `push(bytes)` + `end()` give. */
   parseAll?(bytes: Uint8Array): ParseResult;
+  /**
+   * Optional: from now on, yield records whose value can be kept as its source text as {@link ParsedRecord}s with
+   * `deferred` set (decision 0125). The origin asks this of a body past its whole-body size, so that a large
+   * body's records hold a string each rather than a tree of objects until the pipeline reads them. A parser may
+   * defer some records and not others; records and failures stay exactly what they would be otherwise.
+   */
+  deferValues?(): void;
 }
 
 /**

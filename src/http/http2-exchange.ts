@@ -124,6 +124,10 @@ export class Http2Response implements OriginResponse {
     return this.#stream.writableFinished;
   }
 
+  get writableLength(): number {
+    return this.#stream.writableLength;
+  }
+
   /**
    * Sends the status and headers, unless the stream is gone already. HTTP/1.1's connection-specific headers
    * (`Connection`, `Keep-Alive`, `Transfer-Encoding`, …), which HTTP/2 forbids (RFC 9113 §8.2.2), are dropped;

@@ -55,6 +55,11 @@ export interface OriginResponse {
   readonly destroyed: boolean;
   /** True once every byte of the answer was handed to the operating system. */
   readonly writableFinished: boolean;
+  /**
+   * Bytes of the answer not yet handed on: to the operating system (HTTP/1.1: 0 right after `end` when the kernel
+   * took the whole answer), or to the HTTP/2 session.
+   */
+  readonly writableLength: number;
   /** Sends the status and headers (names in any case; HTTP/2 sends them in lower case). */
   writeHead(status: number, headers?: OutgoingHttpHeaders): this;
   write(chunk: Uint8Array): unknown;

@@ -1,7 +1,7 @@
 import type { AuthenticationOutcome, Authenticator } from '../auth/authenticator';
 import { ERROR_TABLE, formatMessage, type ErrorCode } from '../errors/error-table';
 import { OriginError, isOriginError } from '../errors/origin-error';
-import type { ParseFailure, ParseResult, ParseSource, ParsedRecord, Parser } from '../formats/data-format';
+import type { ParseFailure, ParseResult, ParsedRecord, Parser } from '../formats/data-format';
 import type { DataRecord, RequestRecordSource } from '../record/data-record';
 import { bodyTooLargeError, declaredLengthTooLarge, readBody } from '../http/body-reader';
 import type { CorsPolicy } from '../http/cors';
@@ -408,18 +408,13 @@ class ServedRequest implements SlotWaiter {
     const codings = this.#codings;
     const req = this.#req;
     try {
-      // Per request: formats that keep state per exporter (NetFlow v9 templates) key it by the client's address
-      // (behind a trusted proxy, the address its forwarding header names).
-      const source: ParseSource = {
-        remoteAddress: this.#info.clientAddress,
-        originState: ctx.body.originState,
-      };
       const parse = (this.#parse = new BodyParse(
-        ctx.body.createParser(source),
+        ctx.body.createParser(this.#info.clientAddress),
         ctx.body.maxRecords,
         ctx.heap,
         this.#info,
         ctx.body.release,
+        declaredBodyLength(req),
       ));
       // An unencoded body (nearly every request) reads with the plan's own options object.
       const { pace } = ctx.body;
@@ -948,13 +943,18 @@ class BodyParse {
     heap: HeapGuard,
     source: RequestRecordSource,
     release: MemoryRelease,
+    declaredBytes: number | undefined,
   ) {
     this.#release = release;
     this.#parser = parser;
     this.#maxRecords = maxRecords;
     this.#heap = heap;
     this.#source = source;
-    this.#gathering = parser.parseAll !== undefined;
+    // A body declared larger than the whole-body size is pushed from its first chunk: gathered, its first MB
+    // would be parsed in one step when the size is passed (decision 0126).
+    const declaredLarge = declaredBytes !== undefined && declaredBytes > PARSE_WHOLE_MAX_BYTES;
+    this.#gathering = parser.parseAll !== undefined && !declaredLarge;
+    if (declaredLarge) parser.deferValues?.();
   }
 
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
@@ -972,6 +972,8 @@ class BodyParse {
     // Only bodies past the whole-body size get here: small requests never pay for reading the heap.
     if (this.#gathering) {
       this.#gathering = false;
+      // A large body's records keep their values as text until read (decision 0125).
+      this.#parser.deferValues?.();
       for (const early of this.#gathered()) this.#push(early);
       this.#first = undefined;
       this.#more = undefined;
@@ -1197,9 +1199,10 @@ function write(
   }
   // Not all of the answer fits in the socket's buffers: a client that stops reading would hold the rest in memory
   // for good. With no 'timeout' listener, Node destroys the socket when it passes (decision 0044); an HTTP/2
-  // stream is cancelled instead, its session going on.
+  // stream is cancelled instead, its session going on. An answer the kernel took whole (`writableLength` 0 right
+  // after `end`: nearly every answer) needs no timer; arming one per request was a measurable share of a small one.
   const { clientReadTimeoutMs } = ctx.config.http;
-  if (clientReadTimeoutMs > 0 && !res.writableFinished) res.setTimeout(clientReadTimeoutMs);
+  if (clientReadTimeoutMs > 0 && res.writableLength > 0) res.setTimeout(clientReadTimeoutMs);
   return length;
 }
 

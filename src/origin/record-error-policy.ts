@@ -1,5 +1,6 @@
 import type { ParseFailure, ParsedRecord, ParsedRecordError } from '../formats/data-format';
 import { DataRecord, requestRecord, type RequestRecordSource } from '../record/data-record';
+import { deferredRequestRecord } from '../record/deferred-record';
 import type { OnRecordError } from './config';
 
 /** The records of one input after the On Record Error policy, ready to become a batch. */
@@ -47,7 +48,11 @@ export function requestRecordOf(
   index: number,
 ): DataRecord {
   // The records' headers are built when first read (most pipelines never read them); they are the same then.
-  const made = requestRecord(parsed.value, source, index, parsed.attributes);
+  // A large body's value kept as its text is decoded on first read (decision 0125).
+  const made =
+    parsed.deferred === undefined
+      ? requestRecord(parsed.value, source, index, parsed.attributes)
+      : deferredRequestRecord(parsed.deferred, source, index, parsed.attributes);
   if (parsed.error) markError(made, parsed.error);
   return made;
 }

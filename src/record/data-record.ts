@@ -40,6 +40,13 @@ export interface DataRecordInit {
 // The init of requestRecord()'s records, told apart by identity: their header is built on first read.
 const LAZY_HEADER: DataRecordInit = Object.freeze({});
 
+/**
+ * The init of a subclass whose `value` is an accessor of its own (`DeferredRecord`): the header is built on first
+ * read, as with {@link requestRecord}, and the constructor leaves `value` alone (an assignment would call the
+ * subclass's setter before its fields exist). Not part of the package's API.
+ */
+export const DEFERRED_VALUE_INIT: DataRecordInit = Object.freeze({});
+
 /** The error that turns a record into an error record. */
 export interface RecordError {
   readonly code: string;
@@ -70,6 +77,27 @@ let makeRequestRecord: (
   attributes: HeaderAttributes | undefined,
 ) => DataRecord;
 
+// Set by DataRecord's static block, as makeRequestRecord.
+let setRequestSource: (
+  record: DataRecord,
+  source: RequestRecordSource,
+  index: number,
+  attributes: HeaderAttributes | undefined,
+) => void;
+
+/**
+ * Gives a record made with {@link DEFERRED_VALUE_INIT} the header a {@link requestRecord} of the same `source`,
+ * `index` and `attributes` has (built on first read). Not part of the package's API.
+ */
+export function attachRequestSource(
+  record: DataRecord,
+  source: RequestRecordSource,
+  index: number,
+  attributes: HeaderAttributes | undefined,
+): void {
+  setRequestSource(record, source, index, attributes);
+}
+
 /**
  * The record at `index` of a request: its header (attributes `source.baseAttributes` then `attributes`, sourceId
  * `<requestId>::<index>`) is the one `new DataRecord(value, { baseAttributes, attributes, sourceId })` would
@@ -95,8 +123,12 @@ export function requestRecord(
  * first.
  */
 export class DataRecord {
-  /** The root of the value tree. */
-  value: FieldValue;
+  /**
+   * The root of the value tree. An own data property of every record but a large body's (`DeferredRecord`, decision
+   * 0125), where it is an accessor of the subclass that decodes the value on first read; hence `declare`: the
+   * constructor assigns it, and a subclass accessor is not shadowed by a class field.
+   */
+  declare value: FieldValue;
   // Undefined only for a record of requestRecord() whose header nobody has read yet; the three fields below
   // are what it is built from then.
   #header: RecordHeader | undefined;
@@ -112,12 +144,21 @@ export class DataRecord {
       record.#attributes = attributes;
       return record;
     };
+    setRequestSource = (record, source, index, attributes) => {
+      record.#source = source;
+      record.#index = index;
+      record.#attributes = attributes;
+    };
   }
 
   /**
    * @throws TypeError when `init.header` is combined with `baseAttributes`, `attributes` or `sourceId`.
    */
   constructor(value: FieldValue, init: DataRecordInit = {}) {
+    if (init === DEFERRED_VALUE_INIT) {
+      this.#header = undefined;
+      return;
+    }
     this.value = value;
     if (init === LAZY_HEADER) {
       this.#header = undefined;

@@ -1,4 +1,5 @@
 import type { DataRecord } from '../record/data-record';
+import { valueToWrite } from '../record/deferred-record';
 import { fieldValueToJson, fieldValuesToJsonArray, isJsonNative } from '../record/json-text';
 import type { FieldValue } from '../record/field';
 import type { ResponseSink } from '../pipeline/response-sink';
@@ -238,7 +239,8 @@ export function jsonPieceRenderer(
 function arrayItems(records: readonly DataRecord[], from: number, count: number): string {
   const values: FieldValue[] = [];
   const to = Math.min(records.length, from + count);
-  for (let i = from; i < to; i++) values.push((records[i] as DataRecord).value);
+  // A large body's deferred values are decoded for the write and not kept (decision 0125).
+  for (let i = from; i < to; i++) values.push(valueToWrite(records[i] as DataRecord));
   // `[a,b]` without its brackets: the same text a whole array's elements get, in either writer.
   return fieldValuesToJsonArray(values).slice(1, -1);
 }

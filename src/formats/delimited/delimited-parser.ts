@@ -6,7 +6,13 @@ import { failure } from '../failure';
 import { TextInput } from '../text-input';
 import { dialectOf } from './delimited-dialect';
 import type { DelimitedFormatConfig } from './delimited-options';
-import { DelimitedTokenizer, type RowPosition, type RowProblem, type RowSink } from './delimited-tokenizer';
+import {
+  DelimitedTokenizer,
+  type RowPosition,
+  type RowProblem,
+  type RowSink,
+  type TokenizerSettings,
+} from './delimited-tokenizer';
 
 /**
  * Parses one delimited body into records, one per delimited line: every value is a STRING (or null, with
@@ -30,8 +36,14 @@ export class DelimitedParser implements Parser {
   /** @throws `OriginError('ORIGIN_CHARSET_UNSUPPORTED')` when `config.charset` has no decoder here. */
   constructor(config: DelimitedFormatConfig) {
     this.#input = new TextInput(config.charset, config.ignoreControlCharacters);
-    this.#tokenizer = new DelimitedTokenizer(dialectOf(config));
-    this.#rows = new RecordBuilder(config);
+    const dialect = dialectOf(config);
+    this.#tokenizer = new DelimitedTokenizer(dialect);
+    this.#rows = new RecordBuilder(config, dialect);
+  }
+
+  /** From now on, a row's value is kept as its raw text and made on first read (decision 0125). */
+  deferValues(): void {
+    this.#rows.defer();
   }
 
   /**
@@ -73,6 +85,27 @@ export class DelimitedParser implements Parser {
 
 const MAX_SHAPES_PER_BODY = 16;
 
+/** Keeps the columns of the one row a text holds; more rows, or a bad one, leave `columns` undefined. */
+class OneRow implements RowSink {
+  columns: (string | null)[] | undefined;
+  #rows = 0;
+
+  row(columns: (string | null)[]): void {
+    this.columns = this.#rows++ === 0 ? columns : undefined;
+  }
+
+  bad(): void {
+    this.#rows = 2;
+    this.columns = undefined;
+  }
+}
+
+function sameColumns(a: readonly (string | null)[] | undefined, b: readonly (string | null)[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Turns rows into records: header handling, extra columns, root field type. */
 class RecordBuilder implements RowSink {
   readonly #config: DelimitedFormatConfig;
@@ -87,13 +120,21 @@ class RecordBuilder implements RowSink {
   readonly #shapes = new Map<number, ListMapShape>();
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
+  /** The dialect of one row alone (no lines to skip): what a deferred row's text is read with again. */
+  readonly #rowDialect: TokenizerSettings;
+  #deferring = false;
 
-  constructor(config: DelimitedFormatConfig) {
+  constructor(config: DelimitedFormatConfig, dialect: TokenizerSettings) {
     this.#config = config;
     this.#headerPending = config.headerLine !== 'noHeader';
+    this.#rowDialect = { ...dialect, linesToSkip: 0 };
   }
 
-  row(columns: (string | null)[], position: () => RowPosition): void {
+  defer(): void {
+    this.#deferring = true;
+  }
+
+  row(columns: (string | null)[], position: () => RowPosition, rawText: () => string | undefined): void {
     if (this.#headerPending) {
       this.#headerPending = false;
       if (this.#config.headerLine === 'withHeader') {
@@ -118,8 +159,26 @@ class RecordBuilder implements RowSink {
       );
       return;
     }
+    const text = this.#deferring ? rawText() : undefined;
+    // A row is deferred only when its text, read alone, gives exactly its columns again (it does unless the
+    // dialect reads the row differently out of context, e.g. an empty line): the value made on first read is then
+    // the one made now. Reading the row twice costs time, but only short-lived garbage.
+    if (text !== undefined && sameColumns(this.#columnsOf(text), columns)) {
+      this.#records.push({ value: null, deferred: { text, decode: this.#decodeRow } });
+      return;
+    }
     this.#records.push({ value: this.#value(columns, headers) });
   }
+
+  /** The columns of one row's raw text read alone; `undefined` unless it is exactly one good row. */
+  #columnsOf(text: string): (string | null)[] | undefined {
+    const sink = new OneRow();
+    new DelimitedTokenizer(this.#rowDialect).push(text, true, sink);
+    return sink.columns;
+  }
+
+  /** The value of a deferred row from its raw text (checked when it was deferred: always one good row). */
+  readonly #decodeRow = (text: string): FieldValue => this.#value(this.#columnsOf(text)!, this.#headers);
 
   #value(columns: (string | null)[], headers: string[] | undefined): FieldValue {
     if (this.#config.rootFieldType === 'list') {

@@ -62,9 +62,13 @@ export interface RowPosition {
   readonly excerpt: string;
 }
 
-/** Receives what the tokenizer reads, in input order. `position()` is valid only during the call. */
+/**
+ * Receives what the tokenizer reads, in input order. `position()` and `rawText()` are valid only during the call;
+ * `rawText()` is the row's text as it stood in the input (line delimiter excluded) when the row lies whole in the
+ * piece being read, else `undefined`.
+ */
 export interface RowSink {
-  row(columns: (string | null)[], position: () => RowPosition): void;
+  row(columns: (string | null)[], position: () => RowPosition, rawText: () => string | undefined): void;
   bad(problem: RowProblem, position: () => RowPosition): void;
 }
 
@@ -134,6 +138,8 @@ export class DelimitedTokenizer {
   #cachedFd = -1;
   /** `#position` bound once, not per row: rows are many and their position is rarely asked for. */
   readonly #positionOf = (): RowPosition => this.#position();
+  readonly #rawTextOf = (): string | undefined =>
+    this.#recCharsCarry === 0 ? this.#text.slice(this.#recStart, this.#end) : undefined;
 
   constructor(settings: TokenizerSettings) {
     this.#s = settings;
@@ -498,7 +504,7 @@ export class DelimitedTokenizer {
     } else if (this.#problem) {
       sink.bad(this.#problem, position);
     } else {
-      sink.row(this.#columns, position);
+      sink.row(this.#columns, position, this.#rawTextOf);
     }
   }
 

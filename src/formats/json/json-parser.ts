@@ -48,6 +48,11 @@ export class JsonParser implements Parser {
     return (this.#sinkMade ??= new RecordSink());
   }
 
+  /** From now on, a value is kept as its text, checked now and decoded on first read (decision 0125). */
+  deferValues(): void {
+    this.#sink.deferring = true;
+  }
+
   /**
    * Bytes this parser holds between calls: at most the text of the value in progress (up to
    * `maxObjectLengthChars` characters), or the head of an over-long value kept for its excerpt.
@@ -88,19 +93,20 @@ export class JsonParser implements Parser {
   }
 }
 
-/** A run of digits long enough to hold an integer beyond 2^53: such bodies need the exact decoder. */
-const LONG_DIGIT_RUN = /\d{16}/;
 const UTF8_BOM = 0xfeff;
+/** A run of digits long enough to hold an integer beyond 2^53 (in a short text, see {@link wholeBodyRecords}). */
+const LONG_DIGIT_RUN = /\d{16}/;
 
 /**
  * The records of a whole body decoded by one native `JSON.parse`, when that gives exactly what framing would:
  * UTF-8 input passed through unchanged (`passThrough`), the whole text within `maxObjectLengthChars` (so no
- * record can pass the limit; bytes ≥ characters), no run of 16 digits (no integer beyond 2^53), and a body that
- * is one JSON value (an array, for `arrayOfObjects`). Anything else, malformed bodies included, returns
- * `undefined` and takes the framing path, which also finds where and why a body fails.
+ * record can pass the limit; bytes ≥ characters), a body that is one JSON value (an array, for `arrayOfObjects`),
+ * and nothing in it that framing would decode otherwise ({@link framingWouldDiffer}; in a short text, no run of
+ * 16 digits). Anything else, malformed bodies included, returns `undefined` and takes the framing path, which also
+ * finds where and why a body fails.
  *
  * Why: on the common request (one small object, or one array of objects) framing in JS costs as much as the
- * native decoding itself; this path makes parsing cost about one `JSON.parse`.
+ * native decoding itself; this path makes parsing cost about one `JSON.parse` and one walk of what it made.
  */
 function wholeBodyRecords(
   bytes: Uint8Array,
@@ -110,50 +116,74 @@ function wholeBodyRecords(
   if (!passThrough || bytes.length > options.maxObjectLengthChars) return undefined;
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
-  if (LONG_DIGIT_RUN.test(text)) return undefined;
   let value: FieldValue;
   try {
     value = JSON.parse(text) as FieldValue;
   } catch {
     return undefined;
   }
-  // A text too short to hold that many bracket pairs cannot nest that deep: most bodies skip the walk.
-  if (bytes.length > 2 * options.maxNestingDepth && nestsDeeper(value, options.maxNestingDepth))
+  // A text too short to nest deeper than the limit needs no walk: only a digit run can tell it apart, and on so
+  // few characters a scan for one costs less than a walk of the decoded value.
+  const maxDepth = options.maxNestingDepth;
+  if (text.length <= 2 * maxDepth ? LONG_DIGIT_RUN.test(text) : framingWouldDiffer(value, maxDepth)) {
     return undefined;
+  }
   if (options.jsonContent === 'multipleObjects') return [{ value }];
   return Array.isArray(value) ? value.map((element) => ({ value: element })) : undefined;
 }
 
 /**
- * Whether a decoded `value` nests deeper than `maxDepth` (the root array or object is level 1, as the framer
- * counts). An iterative walk over objects and arrays only: `JSON.parse` itself never overflows the stack, and
- * walking the decoded tree costs about half a pass over the bytes (a byte scan must track strings to be right).
+ * Whether the framing path would decode the text of `value` differently, or refuse it: when it nests deeper than
+ * `maxDepth` (the root array or object is level 1, as the framer counts), or holds a number beyond ±(2^53 − 1).
+ * Such a number came from an integer too long for a double, which the framing path decodes exactly (a `bigint`
+ * or a DECIMAL, {@link decodeJsonExact}), or from a fraction or exponent, which it decodes to the same double;
+ * either way framing gives the right answer. Every other number is the same double on both paths.
+ *
+ * One iterative walk over what `JSON.parse` made, rather than a regular expression over the text for runs of 16
+ * digits: that scan cost more than a tenth of a 100-record request (CPU profile), and sent bodies with long
+ * digit runs inside strings (card numbers, IDs) down the slow path for nothing.
  */
-function nestsDeeper(value: FieldValue, maxDepth: number): boolean {
+function framingWouldDiffer(value: FieldValue, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return isBeyondDouble(value);
   const pending: unknown[] = [value];
   const depths: number[] = [1];
-  const visit = (child: unknown, depth: number): void => {
-    if (child !== null && typeof child === 'object') {
-      pending.push(child);
-      depths.push(depth);
-    }
-  };
   while (pending.length > 0) {
-    const node = pending.pop();
+    const node = pending.pop() as object;
     const depth = depths.pop()!;
-    if (node === null || typeof node !== 'object') continue;
     if (depth > maxDepth) return true;
     // Index and `for…in` loops rather than Object.values: no array per object on a walk that visits them all.
-    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(node[i], depth + 1);
-    else for (const key in node) visit((node as Record<string, unknown>)[key], depth + 1);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (typeof child === 'object' && child !== null) {
+          pending.push(child);
+          depths.push(depth + 1);
+        } else if (isBeyondDouble(child)) return true;
+      }
+    } else {
+      for (const key in node) {
+        const child: unknown = (node as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          pending.push(child);
+          depths.push(depth + 1);
+        } else if (isBeyondDouble(child)) return true;
+      }
+    }
   }
   return false;
+}
+
+/** A number no double holds exactly as an integer: past ±(2^53 − 1), or not finite (`1e400`). */
+function isBeyondDouble(value: unknown): boolean {
+  return typeof value === 'number' && !(Math.abs(value) <= Number.MAX_SAFE_INTEGER);
 }
 
 /** Decodes framed values into records, collecting what one call of the parser produced. */
 class RecordSink implements JsonFrameSink {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
+  /** Values are kept as their text once decoded successfully (the decoded value is dropped at once). */
+  deferring = false;
 
   value(
     bytes: Buffer,
@@ -166,14 +196,16 @@ class RecordSink implements JsonFrameSink {
   ): void {
     // latin1 decoding is a plain copy, several times faster than UTF-8 decoding, and equal to it on ASCII.
     const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
+    const decode = exact ? decodeJsonExact : parseJson;
     let value: FieldValue;
     try {
-      value = exact ? decodeJsonExact(text) : (JSON.parse(text) as FieldValue);
+      value = decode(text);
     } catch (error) {
       this.#failures.push(malformedValue(text, index, byteOffset, error));
       return;
     }
-    this.#records.push({ value });
+    // Deferred, the value just decoded is garbage at once (cheap to collect); the text is what stays.
+    this.#records.push(this.deferring ? { value: null, deferred: { text, decode } } : { value });
   }
 
   failure(failure: ParseFailure): void {
@@ -186,6 +218,10 @@ class RecordSink implements JsonFrameSink {
     this.#failures = [];
     return result;
   }
+}
+
+function parseJson(text: string): FieldValue {
+  return JSON.parse(text) as FieldValue;
 }
 
 function malformedValue(text: string, index: number, byteOffset: number, error: unknown): ParseFailure {

@@ -236,11 +236,20 @@ describe('parseAll on a whole, well-formed body', () => {
     ['one object', 'multipleObjects', '\ufeff {"a":{"b":"ü"}} '],
     ['a digit run inside a string', 'arrayOfObjects', '[{"phone":"12345678901234567"}]'],
     ['an integer beyond 2^53', 'arrayOfObjects', '[{"id":9007199254740993}]'],
+    ['a negative one deep in an array', 'arrayOfObjects', '[{"a":{"b":[1,[-9007199254740993]]}}]'],
+    ['one beyond 2^64', 'multipleObjects', '{"d":123456789012345678901234567890}'],
+    ['one as the whole value', 'multipleObjects', '9007199254740993'],
+    ['the largest safe integer', 'arrayOfObjects', '[9007199254740991,-9007199254740991]'],
+    ['numbers past a double', 'arrayOfObjects', '[1e400,-1e400,12345678901234567890.5]'],
     ['several objects', 'multipleObjects', '{"a":1} {"a":2}'],
     ['a scalar where an array is expected', 'arrayOfObjects', '{"a":1}'],
   ] as const)('gives what push and end give for %s', (_, jsonContent, text) => {
     const bytes = Buffer.from(text);
-    expect(parser({ jsonContent }).parseAll(bytes)).toEqual(pushed(parser({ jsonContent }), bytes));
+    // A text longer than twice the depth limit is checked by a walk of its decoded value, a shorter one by a scan.
+    for (const maxNestingDepth of [500, 5]) {
+      const options = { jsonContent, maxNestingDepth };
+      expect(parser(options).parseAll(bytes)).toEqual(pushed(parser(options), bytes));
+    }
   });
 
   it('still reports an element over maxObjectLengthChars when the body is longer than the limit', () => {
