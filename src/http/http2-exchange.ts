@@ -136,12 +136,14 @@ export class Http2Response implements OriginResponse {
   writeHead(status: number, headers: OutgoingHttpHeaders = {}): this {
     const stream = this.#stream;
     if (stream.destroyed || stream.closed) return this;
-    const fields: OutgoingHttpHeaders = { ...headers, ':status': status };
+    // `headers` is given away ({@link OriginResponse.writeHead}): the status goes into it, not into a copy (Node
+    // copies the fields once more itself).
+    headers[':status'] = status;
     try {
-      stream.respond(fields);
+      stream.respond(headers);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ERR_HTTP2_INVALID_CONNECTION_HEADERS') throw error;
-      stream.respond(withoutConnectionHeaders(fields));
+      stream.respond(withoutConnectionHeaders(headers));
     }
     return this;
   }

@@ -277,18 +277,14 @@ const MIN_RESETS_PER_SECOND = 200;
  * read (`clientReadTimeoutMs`, {@link Http2Response.setTimeout}).
  */
 class PortDeadlines {
-  /** A request still incomplete at its deadline has its stream cancelled. */
-  readonly requests = new StreamDeadlines((stream) => stream.close(constants.NGHTTP2_CANCEL));
+  /**
+   * A request still incomplete at its deadline has its stream cancelled. One whose body was read to its end is
+   * left alone: its deadline is not taken away at its end (a listener per stream), only when the stream closes.
+   */
+  readonly requests = new StreamDeadlines((stream) => {
+    if (!stream.readableEnded) stream.close(constants.NGHTTP2_CANCEL);
+  });
   readonly unreadAnswers = new StreamDeadlines(watchUnreadAnswer);
-  /** The 'end' listener of a stream with a request deadline: its body is complete. */
-  readonly bodyEnded: (this: Http2Stream) => void;
-
-  constructor() {
-    const { requests } = this;
-    this.bodyEnded = function bodyEnded(this: Http2Stream): void {
-      requests.clear(this);
-    };
-  }
 
   /** A stream closed: it has no deadline any more. */
   closed(stream: Http2Stream): void {
@@ -340,11 +336,8 @@ class SessionWatch {
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
     // the queue's wait are bounded by the request path as on HTTP/1.1. A request without a body (END_STREAM on its
     // HEADERS) is complete already.
-    if (requestTimeoutMs > 0 && !stream.endAfterHeaders) {
-      const deadlines = this.#deadlines;
-      deadlines.requests.set(stream, requestTimeoutMs);
-      stream.on('end', deadlines.bodyEnded);
-    }
+    if (requestTimeoutMs > 0 && !stream.endAfterHeaders)
+      this.#deadlines.requests.set(stream, requestTimeoutMs);
   }
 
   /**
