@@ -1,7 +1,13 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { constants, type IncomingHttpHeaders as Http2Headers, type ServerHttp2Stream } from 'node:http2';
+import {
+  constants,
+  type Http2Stream,
+  type IncomingHttpHeaders as Http2Headers,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestEventListener, OriginRequest, OriginResponse } from './origin-exchange';
+import type { StreamDeadlines } from './stream-deadlines';
 
 /**
  * An HTTP/2 request as the request path reads it ({@link OriginRequest}): one object over the stream Node's
@@ -95,10 +101,13 @@ export class Http2Request implements OriginRequest {
 export class Http2Response implements OriginResponse {
   readonly req: Http2Request;
   readonly #stream: ServerHttp2Stream;
+  /** The port's deadlines of answers their clients do not read ({@link Http2Response.setTimeout}). */
+  readonly #unread: StreamDeadlines;
 
-  constructor(req: Http2Request) {
+  constructor(req: Http2Request, unread: StreamDeadlines) {
     this.req = req;
     this.#stream = req.stream;
+    this.#unread = unread;
   }
 
   get headersSent(): boolean {
@@ -127,12 +136,14 @@ export class Http2Response implements OriginResponse {
   writeHead(status: number, headers: OutgoingHttpHeaders = {}): this {
     const stream = this.#stream;
     if (stream.destroyed || stream.closed) return this;
-    const fields: OutgoingHttpHeaders = { ...headers, ':status': status };
+    // `headers` is given away ({@link OriginResponse.writeHead}): the status goes into it, not into a copy (Node
+    // copies the fields once more itself).
+    headers[':status'] = status;
     try {
-      stream.respond(fields);
+      stream.respond(headers);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ERR_HTTP2_INVALID_CONNECTION_HEADERS') throw error;
-      stream.respond(withoutConnectionHeaders(fields));
+      stream.respond(withoutConnectionHeaders(headers));
     }
     return this;
   }
@@ -158,6 +169,8 @@ export class Http2Response implements OriginResponse {
     if (chunk === undefined || chunk.length === 0 || stream.writableCorked > 0) stream.end(chunk);
     else {
       stream.write(chunk, (error) => {
+        // Handed on whole: the answer is no longer at its client's mercy.
+        this.#unread.clear(stream);
         if (!error) stream.end();
       });
     }
@@ -173,17 +186,28 @@ export class Http2Response implements OriginResponse {
   }
 
   /**
-   * Cancels the stream (RST_STREAM CANCEL) when its client has not read the rest of the answer within `timeoutMs`
-   * (decision 0044, on HTTP/2: a stream window that never opens); the session and its other streams go on.
+   * Cancels the stream (RST_STREAM CANCEL) when its client has not read the answer (decision 0044, on HTTP/2: a
+   * stream window that never opens); the session and its other streams go on. An answer not yet handed on whole
+   * `timeoutMs` from now gets the stream's own timer (`stream.setTimeout`), which cancels it after `timeoutMs`
+   * more without progress; most answers are handed on at once, and pay for no timer of their own.
    */
   setTimeout(timeoutMs: number): this {
     const stream = this.#stream;
-    if (!stream.closed) stream.setTimeout(timeoutMs, cancelStream);
+    if (!stream.closed && !stream.writableFinished) this.#unread.set(stream, timeoutMs);
     return this;
   }
 }
 
-function cancelStream(this: ServerHttp2Stream): void {
+/**
+ * What the deadline of an unread answer does when it passes: the stream's own timer takes over, which Node
+ * restarts as long as the answer's frames go out, and which cancels the stream when they stop.
+ */
+export function watchUnreadAnswer(stream: Http2Stream, timeoutMs: number): void {
+  if (!stream.closed) stream.setTimeout(timeoutMs, cancelStream);
+}
+
+/** Resets a stream with CANCEL (Node calls it as a 'timeout' listener, with the stream as `this`). */
+function cancelStream(this: Http2Stream): void {
   this.close(constants.NGHTTP2_CANCEL);
 }
 

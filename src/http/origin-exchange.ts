@@ -60,7 +60,10 @@ export interface OriginResponse {
    * took the whole answer), or to the HTTP/2 session.
    */
   readonly writableLength: number;
-  /** Sends the status and headers (names in any case; HTTP/2 sends them in lower case). */
+  /**
+   * Sends the status and headers (names in any case; HTTP/2 sends them in lower case). `headers` is given away:
+   * the caller passes an object of its own and does not use it again (HTTP/2 adds its `:status` to it).
+   */
   writeHead(status: number, headers?: OutgoingHttpHeaders): this;
   write(chunk: Uint8Array): unknown;
   /** Ends the answer, with `chunk` as its last (or only) body bytes. */

@@ -15,7 +15,7 @@ import { pack } from 'tar-stream';
 import { encodeSnappyFramed, SNAPPY_STREAM_IDENTIFIER } from '../../src/formats/snappy-framing';
 import { collectGarbage } from './collect-garbage';
 import { send, startOrigin, type TestOrigin } from './origin-helpers';
-import { answerOf, rawConnection, streamRequest } from './raw-client';
+import { answerOf, drainedOrClosed, rawConnection, streamRequest } from './raw-client';
 
 const MB = 1_000_000;
 /** Growth of resident memory a bomb may cause: far below what it would decode to (300 MB and more). */
@@ -259,11 +259,7 @@ describe('bombs and oversize requests', () => {
     void answer.then(() => (answered = true));
     while (!answered && !socket.destroyed && sent < 500) {
       sent++;
-      if (!socket.write(piece))
-        await new Promise((r) => {
-          socket.once('drain', r);
-          socket.once('close', r);
-        });
+      if (!socket.write(piece)) await drainedOrClosed(socket);
     }
     expect((await answer)?.status).toBe(413);
     expect(sent).toBeLessThan(500);

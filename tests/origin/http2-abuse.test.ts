@@ -16,6 +16,7 @@ import {
   tcpConnection,
 } from './http2-client';
 import { startOrigin, type TestConfig, type TestOrigin } from './origin-helpers';
+import { drainedOrClosed } from './raw-client';
 
 // The known HTTP/2 abuses, each from a raw client (hand-made frames over a socket, or node:http2 with settings no
 // well-behaved client uses), each bounded, with a normal client answered during and after.
@@ -76,12 +77,7 @@ async function flood(socket: Socket, unit: Buffer, count: number): Promise<numbe
   while (sent < count && !socket.destroyed && socket.writable) {
     const ok = socket.write(chunk);
     sent += perChunk;
-    if (!ok) {
-      await new Promise<void>((resolve) => {
-        socket.once('drain', resolve);
-        socket.once('close', resolve);
-      });
-    }
+    if (!ok) await drainedOrClosed(socket);
   }
   return sent;
 }

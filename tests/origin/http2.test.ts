@@ -271,6 +271,27 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
       expect(origin.origin.metrics()).toMatchObject({ inFlight: 0, queued: 0 });
     });
 
+    it('hand-made frames: RST_STREAM NO_ERROR mid-body (Node ends such a stream as if its body were whole)', async () => {
+      const { origin, batches } = await startRecording();
+      const socket = await tcpConnection(origin.url);
+      const closed = serverClose(socket);
+      const authority = new URL(origin.url).host;
+      const frames: Buffer[] = [clientPreface()];
+      for (let id = 1; id <= 9; id += 2) {
+        frames.push(
+          frame(FRAME.HEADERS, FLAG.END_HEADERS, id, requestHeaderBlock(authority)),
+          frame(FRAME.DATA, 0, id, Buffer.from('{"a":1}\n{"b":')),
+          frame(FRAME.RST_STREAM, 0, id, Buffer.from([0, 0, 0, 0])),
+        );
+      }
+      socket.write(Buffer.concat(frames));
+      await waitFor(() => (origin.origin.metrics().rejectedByReason.ORIGIN_HTTP_BODY_ABORTED ?? 0) === 5);
+      socket.end();
+      await closed;
+      expect(batches).toEqual([]);
+      expect(origin.origin.metrics()).toMatchObject({ inFlight: 0, queued: 0 });
+    });
+
     it('a reset after END_STREAM (node:http2 close) while the stream waits for a slot', async () => {
       const { origin, batches, release } = await startRecording({ http: { maxConcurrentRequests: 1 } });
       const h2 = await session(loopback(origin.url));
@@ -295,6 +316,28 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
       expect(batches).toEqual([1]);
       expect((await h2Request(h2, { body: '{"after":1}' })).status).toBe(200);
     });
+  });
+
+  it('answers Expect: 100-continue with an interim 100 before the body, and any other expectation 417', async () => {
+    const origin = await startH2();
+    const h2 = await session(loopback(origin.url));
+    const continued = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const stream = h2.request({ ':method': 'POST', ':path': '/', expect: '100-continue' });
+      stream.on('error', reject);
+      // The body goes only once the server said to go on, as a client that waits for 100 does.
+      stream.on('continue', () => stream.end('{"after":"100"}'));
+      let status = 0;
+      let body = '';
+      stream.on('response', (headers) => (status = Number(headers[':status'])));
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (body += chunk));
+      stream.on('end', () => resolve({ status, body }));
+    });
+    expect(continued.status).toBe(200);
+    expect(JSON.parse(continued.body)).toMatchObject({ data: [{ after: '100' }] });
+    const other = await h2Request(h2, { body: '{}', headers: { expect: 'something-else' } });
+    expect(other.status).toBe(417);
+    expect(origin.origin.metrics().requests.byOutcome.answered).toBe(1);
   });
 
   it('on close() sends GOAWAY and answers the streams it had admitted', async () => {

@@ -9,6 +9,23 @@ export async function rawConnection(url: string): Promise<Socket> {
   return socket;
 }
 
+/**
+ * Resolves once `socket` drains or closes, or `also` settles, leaving no listener on the socket: a writer that
+ * waits for the server this way many times on one connection would otherwise pile up a `close` listener per wait.
+ */
+export function drainedOrClosed(socket: Socket, also?: Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.once('drain', done);
+    socket.once('close', done);
+    void also?.then(done, done);
+  });
+}
+
 /** An HTTP/1.1 request head with the given extra header lines. */
 export function requestHead(headers: Record<string, string | number>, target = '/', method = 'POST'): string {
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
@@ -82,13 +99,7 @@ export async function streamRequest(
   while (!stopped && sentBytes < bodyBytes) {
     const piece = chunk.subarray(0, Math.min(chunk.length, bodyBytes - sentBytes));
     sentBytes += piece.length;
-    if (!socket.write(piece)) {
-      await new Promise<void>((resolve) => {
-        socket.once('drain', resolve);
-        socket.once('close', resolve);
-        void answered.then(() => resolve());
-      });
-    }
+    if (!socket.write(piece)) await drainedOrClosed(socket, answered);
   }
   const answer = await answered;
   socket.destroy();
