@@ -13,7 +13,9 @@ import {
  * `decode` does not throw on it.
  */
 export interface DeferredValue {
+  /** The value's source text, as the parser read it. */
   readonly text: string;
+  /** Makes the value from `text`: the same value each call, shared by the records of one parser. */
   readonly decode: (text: string) => FieldValue;
 }
 
