@@ -318,6 +318,46 @@ describe('HTTP/2 with prior knowledge beside HTTP/1.1 on one port (http.http2)',
     });
   });
 
+  it('applies CORS, idempotency keys, rate limits and the metrics path to streams as to HTTP/1.1 requests', async () => {
+    const page = 'https://page.example';
+    const origin = await startH2({
+      http: {
+        applicationIds: ['shop'],
+        cors: { enabled: true, allowedOrigins: [page] },
+        idempotency: {},
+        // 3 requests per window of 30 s: the test never outlives a window.
+        rateLimits: [{ key: 'applicationId', requestsPerSecond: 0.1, burst: 3 }],
+        metricsPath: '/metrics',
+      },
+    });
+    const h2 = await session(loopback(origin.url));
+    const preflight = await h2Request(h2, {
+      method: 'OPTIONS',
+      headers: { origin: page, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(page);
+    const keyed = { origin: page, 'x-engine-application-id': 'shop', 'idempotency-key': 'k1' };
+    const first = await h2Request(h2, { body: '{"n":1}', headers: keyed });
+    expect(first.status).toBe(200);
+    expect(first.headers['access-control-allow-origin']).toBe(page);
+    expect(first.headers['ratelimit-policy']).toBeDefined();
+    const replayed = await h2Request(h2, { body: '{"n":1}', headers: keyed });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json).toEqual(first.json);
+    const third = await h2Request(h2, { body: '{"n":3}', headers: { ...keyed, 'idempotency-key': 'k3' } });
+    expect(third.status).toBe(200);
+    const limited = await h2Request(h2, { body: '{"n":4}', headers: { ...keyed, 'idempotency-key': 'k4' } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const metrics = await h2Request(h2, { method: 'GET', path: '/metrics' });
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/rest_origin_\w+/);
+    const head = await h2Request(h2, { method: 'HEAD', path: '/metrics' });
+    expect(head).toMatchObject({ status: 200, text: '' });
+  });
+
   it('answers Expect: 100-continue with an interim 100 before the body, and any other expectation 417', async () => {
     const origin = await startH2();
     const h2 = await session(loopback(origin.url));
