@@ -1,7 +1,29 @@
-// What the benches that load servers in processes of their own share: starting such a server (it prints its port
-// on one line and answers `cpu` over IPC with its own CPU time), reading its CPU time, and the median of rounds.
-import { spawn, type ChildProcess } from 'node:child_process';
+// What the benches that load servers in processes of their own share: pinning the load generator and the server
+// to cores of their own, starting such a server (it prints its port on one line and answers `cpu` over IPC with its
+// own CPU time), reading its CPU time, and the median of rounds.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
+
+/**
+ * Pins this process (all its threads: the load generator) to core 1 on a machine with two cores or more, so that
+ * the servers, started through {@link serverCommand}, have core 0 to themselves. False when the machine or the OS
+ * cannot; the bench then runs unpinned.
+ */
+export function pinLoadGenerator(): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The command and arguments that run `node nodeArgs…`, on core 0 when `pinned`. */
+export function serverCommand(nodeArgs: readonly string[], pinned: boolean): [string, string[]] {
+  return pinned ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, [...nodeArgs]];
+}
 
 /** A bench server in its own process, listening on 127.0.0.1:`port`. */
 export interface BenchServer {

@@ -20,13 +20,20 @@
 // each server instead of saturating it; see below).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runFairness } from './fairness';
 import { runMemory } from './memory';
-import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
+import {
+  median,
+  pinLoadGenerator,
+  serverCommand,
+  serverCpuMicros,
+  startBenchServer,
+  type BenchServer,
+} from './bench-process';
 
 // Modes with a bench file of their own: `npm run bench -- --<mode>` runs that file instead of the echo comparison
 // (and exits with the code it sets).
@@ -99,17 +106,7 @@ function record(i: number): Record<string, unknown> {
 }
 const bodyOf = (count: number): string => JSON.stringify(Array.from({ length: count }, (_, i) => record(i)));
 
-/** Pins this process (all its threads) to `core`; false when the machine or the OS cannot. */
-function pinSelf(core: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const pinned = availableParallelism() >= 2 && pinSelf(1);
+const pinned = pinLoadGenerator();
 // Other modes, each in its own file: `npm run bench -- --fairness`, `npm run bench -- --memory`.
 if (process.argv.includes('--fairness')) process.exit((await runFairness(pinned)) ? 0 : 1);
 if (process.argv.includes('--memory')) process.exit((await runMemory(pinned)) ? 0 : 1);
@@ -144,9 +141,7 @@ const tlsCa = tlsDir === undefined ? undefined : readFileSync(join(tlsDir, 'cert
 async function startServer(kind: Kind): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
   const nodeArgs = [...(kind === 'origin' ? ORIGIN_FLAGS : []), script, kind];
-  const [command, args] = pinned
-    ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+  const [command, args] = serverCommand(nodeArgs, pinned);
   const env =
     kind === 'before'
       ? { ...process.env, BENCH_DIST: BEFORE_DIST }

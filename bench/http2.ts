@@ -15,12 +15,19 @@
 // inside the project: its origin with http.http2 on runs as a fourth server, `h2was`, under the HTTP/2 load, and
 // the h2/h2was ratio is printed; for the before/after figure of a change to the HTTP/2 path), BENCH_ORIGIN_FLAGS
 // (extra node flags for the origins' processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, serverCpuMicros, startBenchServer, type BenchServer } from './bench-process';
+import {
+  median,
+  pinLoadGenerator,
+  serverCommand,
+  serverCpuMicros,
+  startBenchServer,
+  type BenchServer,
+} from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -38,21 +45,10 @@ const KINDS: readonly Kind[] =
   BEFORE_DIST === undefined ? ['h1', 'h1on2', 'h2'] : ['h1', 'h1on2', 'h2', 'h2was'];
 type ServerName = 'origin' | 'h2' | 'h2was';
 
-/** Pins this process (all its threads) to `core`; false when the machine or the OS cannot. */
-function pinSelf(core: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function startServer(name: ServerName): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./echo-servers.mjs', import.meta.url));
   const kind = name === 'h2was' ? 'h2' : name;
-  const node = [process.execPath, ...ORIGIN_FLAGS, script, kind];
-  const [command, args] = pinned ? ['taskset', ['-c', '0', ...node]] : [node[0]!, node.slice(1)];
+  const [command, args] = serverCommand([...ORIGIN_FLAGS, script, kind], pinned);
   const env = name === 'h2was' ? { ...process.env, BENCH_DIST: BEFORE_DIST } : process.env;
   return startBenchServer(name, command, args, env);
 }
@@ -111,7 +107,7 @@ async function load(kind: Kind, seconds = SECONDS): Promise<Measured> {
   return { rps, meanMs, cpu: (cpuAfter - cpuBefore) / Math.max(1, done), errors: done - ok };
 }
 
-const pinned = availableParallelism() >= 2 && pinSelf(1);
+const pinned = pinLoadGenerator();
 // The 1-record body of bench/echo.ts.
 const body = JSON.stringify([
   {

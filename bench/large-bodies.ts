@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { serverCommand } from './bench-process';
 
 /** The body layouts both modes send: JSON `multipleObjects` (one object per line), and CSV with a header line. */
 export type BodyKind = 'json' | 'csv';
@@ -53,9 +54,7 @@ export async function startLargeBodyServer(
 ): Promise<LargeBodyServer> {
   const script = fileURLToPath(new URL('./large-body-server.mjs', import.meta.url));
   const nodeArgs = [...(options.nodeFlags ?? []), script, kind, pipeline];
-  const [command, args] = options.pinned
-    ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+  const [command, args] = serverCommand(nodeArgs, options.pinned);
   const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, ...options.env },
