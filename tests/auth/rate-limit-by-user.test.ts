@@ -1,23 +1,12 @@
 import { curlHttps, httpsAgent, sendHttps, startHttpsOrigin } from '../tls/https-client';
-import { makeTlsMaterial, type TlsMaterial } from '../tls/tls-material';
+import { tlsTestFile } from '../tls/tls-material';
 
 const USERS = [
   { user: 'alice', password: 'alice-secret-4b1d' },
   { user: 'bob', password: 'bob-secret-77e0' },
 ];
 
-let material: TlsMaterial;
-const stops: Array<() => Promise<void>> = [];
-
-beforeAll(() => {
-  material = makeTlsMaterial();
-});
-
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
-
-afterAll(() => material.remove());
+const suite = tlsTestFile();
 
 function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
@@ -25,13 +14,13 @@ function basic(user: string, password: string): string {
 
 describe('http.rateLimits by authenticated user (basic authentication over TLS)', () => {
   it('limits each user on its own, and refuses a wrong password before the limit counts it', async () => {
-    const started = await startHttpsOrigin(material, {
+    const started = await startHttpsOrigin(suite.material, {
       http: { maxConcurrentRequests: 4, rateLimits: [{ key: 'user', requestsPerSecond: 0.1, burst: 2 }] },
       tls: { basicAuthenticationUsers: USERS },
     });
-    stops.push(started.stop);
-    const agent = httpsAgent(material);
-    stops.push(() => agent.destroy());
+    suite.stops.push(started.stop);
+    const agent = httpsAgent(suite.material);
+    suite.stops.push(() => agent.destroy());
     const as = async (user: string, password: string): Promise<Awaited<ReturnType<typeof sendHttps>>> =>
       sendHttps(started.url, agent, { body: '{"a":1}', headers: { authorization: basic(user, password) } });
 
@@ -55,13 +44,13 @@ describe('http.rateLimits by authenticated user (basic authentication over TLS)'
   });
 
   it('answers curl with the 429 and its headers, as docs/rate-limits.md shows', async () => {
-    const started = await startHttpsOrigin(material, {
+    const started = await startHttpsOrigin(suite.material, {
       http: { maxConcurrentRequests: 4, rateLimits: [{ key: 'user', requestsPerSecond: 0.1, burst: 1 }] },
       tls: { basicAuthenticationUsers: USERS },
     });
-    stops.push(started.stop);
+    suite.stops.push(started.stop);
     const curl = (): ReturnType<typeof curlHttps> =>
-      curlHttps(started.url, material, {
+      curlHttps(started.url, suite.material, {
         body: '{"a":1}',
         extraArgs: ['--include', '--user', `alice:${USERS[0]!.password}`],
       });

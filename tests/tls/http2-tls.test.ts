@@ -3,21 +3,10 @@ import { Agent, request } from 'undici';
 import { DataRecord, SendResponse, type Pipeline } from 'rest-service-origin';
 import { h2Request, h2Session } from '../origin/http2-client';
 import { curlHttps, httpsAgent, sendHttps, startHttpsOrigin } from './https-client';
-import { makeTlsMaterial, type TlsMaterial } from './tls-material';
+import { tlsTestFile } from './tls-material';
 import type { OriginConfigInput } from 'rest-service-origin';
 
-let material: TlsMaterial;
-const stops: Array<() => Promise<void>> = [];
-
-beforeAll(() => {
-  material = makeTlsMaterial();
-});
-
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
-
-afterAll(() => material.remove());
+const suite = tlsTestFile();
 
 /** Answers every request with its header attributes, as one record. */
 const attributesPipeline: Pipeline = (batch) => {
@@ -26,11 +15,11 @@ const attributesPipeline: Pipeline = (batch) => {
 
 async function startH2(config: Partial<OriginConfigInput> = {}, pipeline?: Pipeline): Promise<string> {
   const started = await startHttpsOrigin(
-    material,
+    suite.material,
     { ...config, http: { http2: true, maxConcurrentRequests: 4, ...config.http } },
     pipeline === undefined ? {} : { pipeline },
   );
-  stops.push(started.stop);
+  suite.stops.push(started.stop);
   return started.url;
 }
 
@@ -38,21 +27,21 @@ async function session(
   url: string,
   options: Parameters<typeof h2Session>[1] = {},
 ): Promise<ClientHttp2Session> {
-  const opened = await h2Session(url, { ca: material.caPem, ...options });
-  stops.push(async () => void opened.destroy());
+  const opened = await h2Session(url, { ca: suite.material.caPem, ...options });
+  suite.stops.push(async () => void opened.destroy());
   return opened;
 }
 
 describe('HTTP/2 over TLS: ALPN offers h2 and http/1.1 on one port', () => {
   it('answers curl --http2 over HTTP/2 and curl --http1.1 over HTTP/1.1', async () => {
     const url = await startH2();
-    const h2 = await curlHttps(url, material, {
+    const h2 = await curlHttps(url, suite.material, {
       body: '{"over":"h2"}',
       extraArgs: ['--http2', '-w', '\n%{http_code} %{http_version}'],
     });
     expect(h2.stderr).toBe('');
     expect(h2.stdout).toMatch(/"data":\[\{"over":"h2"\}\][\s\S]*\n200 2$/);
-    const h1 = await curlHttps(url, material, {
+    const h1 = await curlHttps(url, suite.material, {
       body: '{"over":"h1"}',
       extraArgs: ['--http1.1', '-w', '\n%{http_code} %{http_version}'],
     });
@@ -61,16 +50,16 @@ describe('HTTP/2 over TLS: ALPN offers h2 and http/1.1 on one port', () => {
 
   it('answers undici with allowH2 over HTTP/2, and undici without it over HTTP/1.1', async () => {
     const url = await startH2({}, attributesPipeline);
-    const h2Agent = new Agent({ allowH2: true, connect: { ca: material.caPem } });
-    stops.push(() => h2Agent.close());
+    const h2Agent = new Agent({ allowH2: true, connect: { ca: suite.material.caPem } });
+    suite.stops.push(() => h2Agent.close());
     const answer = await request(url, { dispatcher: h2Agent, method: 'POST', body: '{}' });
     expect(answer.statusCode).toBe(200);
     const h2Attributes = ((await answer.body.json()) as { data: Record<string, string>[] }).data[0]!;
     // undici sends `host` over HTTP/1.1; over HTTP/2 it sends `:authority`, which becomes `Host`.
     expect(h2Attributes['Host']).toBe(new URL(url).host);
     expect(Object.keys(h2Attributes).filter((name) => name.startsWith(':'))).toEqual([]);
-    const h1Agent = httpsAgent(material);
-    stops.push(() => h1Agent.close());
+    const h1Agent = httpsAgent(suite.material);
+    suite.stops.push(() => h1Agent.close());
     const h1 = await sendHttps(url, h1Agent, { body: '{}' });
     expect(h1.status).toBe(200);
     expect((h1.json as { data: Record<string, string>[] }).data[0]).toMatchObject({
@@ -107,14 +96,14 @@ describe('HTTP/2 over TLS: ALPN offers h2 and http/1.1 on one port', () => {
         tls: {
           requireClientAuthentication: true,
           truststoreType: 'pem',
-          truststoreFile: material.files.pemTruststore,
+          truststoreFile: suite.material.files.pemTruststore,
         },
       },
       attributesPipeline,
     );
     const h2 = await session(url, {
-      cert: material.read(material.files.clientCert),
-      key: material.read(material.files.clientKey),
+      cert: suite.material.read(suite.material.files.clientCert),
+      key: suite.material.read(suite.material.files.clientKey),
     });
     const answer = await h2Request(h2, { body: '{}', headers: { tlsclientsubject: 'CN=forged' } });
     expect(answer.status).toBe(200);
@@ -123,7 +112,7 @@ describe('HTTP/2 over TLS: ALPN offers h2 and http/1.1 on one port', () => {
     expect(attributes['tlsClientSubject']).not.toBe('CN=forged');
     // Without a certificate the handshake fails (TLS 1.3 reports it on the first read, after 'connect').
     const stranger = async (): Promise<unknown> => {
-      const opened = await h2Session(url, { ca: material.caPem });
+      const opened = await h2Session(url, { ca: suite.material.caPem });
       try {
         return await h2Request(opened, { body: '{}' });
       } finally {

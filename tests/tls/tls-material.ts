@@ -240,3 +240,34 @@ export function makeTlsMaterial(): TlsMaterial {
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
+
+/** What {@link tlsTestFile} gives a test file. */
+export interface TlsTestFile {
+  /** The file's TLS material (made before its first test). */
+  readonly material: TlsMaterial;
+  /** What to undo after each test (an origin's stop, a client's close), run last first. */
+  readonly stops: Array<() => Promise<void>>;
+}
+
+/**
+ * Registers a test file's hooks around its TLS material: made once before the file's tests, removed after them;
+ * the `stops` a test pushes run after it, last first. Call once at the top level of the file.
+ */
+export function tlsTestFile(): TlsTestFile {
+  let material: TlsMaterial | undefined;
+  const stops: Array<() => Promise<void>> = [];
+  beforeAll(() => {
+    material = makeTlsMaterial();
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
+  afterAll(() => material?.remove());
+  return {
+    get material(): TlsMaterial {
+      if (material === undefined) throw new Error('TLS material is made in beforeAll: read it inside a test');
+      return material;
+    },
+    stops,
+  };
+}
