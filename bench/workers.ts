@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort } from '../tests/support/scale-out';
+import { freePort } from '../tests/support/free-port';
 import { median } from './bench-process';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { startNginx } from '../support/nginx';
-import { OriginInstance, describeScaleOut, freePort, runScaleOut } from '../support/scale-out';
+import { freePort } from '../support/free-port';
+import { OriginInstance, describeScaleOut, runScaleOut } from '../support/scale-out';
 
 // Origin processes behind a real nginx (Debian nginx-light), started and stopped by the test with its own config
 // in a temp directory.

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { request } from 'undici';
 import {
   InProcessRunnerPool,
@@ -8,6 +7,8 @@ import {
   type Pipeline,
 } from 'rest-service-origin';
 import { createTestOrigin } from 'rest-service-origin/testing';
+
+export { freePort } from '../support/free-port';
 
 /** What a test sends ({@link TestOrigin.send}); `POST /` by default. */
 export interface SendOptions {
@@ -114,16 +115,6 @@ export async function send(url: string, options: SendOptions = {}): Promise<Sent
   });
   const text = await answer.body.text();
   return { status: answer.statusCode, headers: answer.headers, text, json: parsed(text) };
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** A promise with its resolver, to hold a pipeline until the test lets it go. */

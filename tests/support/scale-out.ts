@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { freePort } from './free-port';
 import { startNginx } from './nginx';
 import { stopProcess } from './server-process';
 
@@ -50,16 +50,6 @@ export interface ScaleOutResult {
   /** From the first request to the last answer, and from SIGTERM to the drained instance's exit. */
   readonly durationMs: number;
   readonly drainMs: number;
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** One origin instance (numbered-origin-process.ts, on 127.0.0.1:`port`) and what it prints. */
