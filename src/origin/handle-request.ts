@@ -160,9 +160,8 @@ class ServedRequest implements SlotWaiter {
   #release: ReleaseSlot | undefined;
   /** The request's Content-Encoding, read once by the early refusals. */
   #codings: readonly ContentCoding[] = NO_CODINGS;
+  /** The parse of the body, from its read until the request is done (it leaves the memory release then). */
   #parse: BodyParse | undefined;
-  /** The body passed `http.releaseMemoryAfterMb` (decision 0091): its request leaves the release when done. */
-  #largeBody = false;
   /** Headers every answer to this request carries: the authenticator's challenge or mutual token. */
   #replyHeaders: Readonly<Record<string, string>> = NO_HEADERS;
   #bodyRead = false;
@@ -445,8 +444,6 @@ class ServedRequest implements SlotWaiter {
       if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
       const parse = this.#parse!;
       batch = batchOf(ctx, parse.finish(bytes), this.#info);
-      this.#largeBody = parse.large;
-      this.#parse = undefined;
       this.#runStartedAt = performance.now();
       running = runBatch(ctx, batch);
     } catch (error) {
@@ -581,7 +578,7 @@ class ServedRequest implements SlotWaiter {
     if (this.#finished) return;
     this.#finished = true;
     this.#releaseSlot();
-    if (this.#largeBody || this.#parse?.large === true) this.#ctx.body.release.leave();
+    this.#parse?.close();
     this.#ctx.inFlight.leave();
     this.#answered?.();
   }
@@ -923,8 +920,8 @@ class BodyParse {
   readonly #heap: HeapGuard;
   readonly #source: RequestRecordSource;
   readonly #release: MemoryRelease;
-  /** Whether the body passed the release's threshold, which it then entered (decision 0091). */
-  large = false;
+  /** Whether the body passed the release's threshold, which it then entered until {@link BodyParse.close}. */
+  #large = false;
   /** Whether chunks are still being gathered for `parseAll` (the parser has one, and the body is small so far). */
   #gathering: boolean;
   /** The body's first chunk while gathering; most bodies arrive in one. */
@@ -960,8 +957,8 @@ class BodyParse {
   /** Takes one decoded chunk (passed to the body reader as is, hence an arrow function). */
   readonly onChunk = (chunk: Uint8Array): void => {
     this.#gatheredBytes += chunk.length;
-    if (!this.large && this.#gatheredBytes >= this.#release.thresholdBytes) {
-      this.large = true;
+    if (!this.#large && this.#gatheredBytes >= this.#release.thresholdBytes) {
+      this.#large = true;
       this.#release.enter();
     }
     if (this.#gathering && this.#gatheredBytes <= PARSE_WHOLE_MAX_BYTES) {
@@ -1003,11 +1000,27 @@ class BodyParse {
       const result = this.#parser.parseAll(
         more === undefined ? this.#first! : Buffer.concat(this.#gathered()),
       );
+      // The request keeps this parse until it is answered: its bytes are not to be kept that long.
+      this.#first = undefined;
+      this.#more = undefined;
       this.#count(result);
       return { parsed: result };
     }
     this.#collect(this.#parser.end());
-    return { made: this.#records ?? [], failures: this.#failures ?? [] };
+    const made = { made: this.#records ?? [], failures: this.#failures ?? [] };
+    this.#records = undefined;
+    this.#failures = undefined;
+    return made;
+  }
+
+  /**
+   * Leaves the memory release if this body entered it (decision 0091), so that the release's collection can follow
+   * the last large body's answer; called once the request is done, whatever became of it.
+   */
+  close(): void {
+    if (!this.#large) return;
+    this.#large = false;
+    this.#release.leave();
   }
 
   #gathered(): Uint8Array[] {
