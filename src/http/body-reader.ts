@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, 
 import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
-import type { BodyPaceWatch, PacedRead } from './body-pace';
+import { PacedRead, type BodyPaceWatch } from './body-pace';
 import { eventSourceOf, wasReset } from './http2-stream';
 import type { OriginRequest } from './origin-exchange';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
@@ -630,7 +630,7 @@ function onBodyClose(this: ReadableBody): void {
 }
 
 /** The state of one unencoded body read: bytes so far, and whether `done` was called. */
-class UnencodedBodyRead implements PacedRead {
+class UnencodedBodyRead extends PacedRead {
   readonly #body: RequestBodyStream;
   /** What emits the body's events, which its listeners find this read on: the body, or its HTTP/2 stream. */
   readonly #source: ReadableBody;
@@ -638,11 +638,12 @@ class UnencodedBodyRead implements PacedRead {
   readonly #pace: BodyPaceWatch | undefined;
   readonly #onChunk: (chunk: Uint8Array) => void;
   readonly #done: BodyReadDone;
-  readonly startedAt: number;
   #received = 0;
   #chunks = 0;
   /** Made at a body's second chunk: what `onChunk` does with a large body is spread over turns (decision 0090). */
   #turns: TurnBudget | undefined;
+  /** What resumes the read after a turn that ran out; made then, as most bodies never need it. */
+  #resume: (() => void) | undefined;
   #settled = false;
 
   constructor(
@@ -653,13 +654,13 @@ class UnencodedBodyRead implements PacedRead {
     onChunk: (chunk: Uint8Array) => void,
     done: BodyReadDone,
   ) {
+    super();
     this.#body = body;
     this.#source = source;
     this.#limit = limit;
     this.#pace = pace;
     this.#onChunk = onChunk;
     this.#done = done;
-    this.startedAt = pace === undefined ? 0 : performance.now();
   }
 
   get receivedBytes(): number {
@@ -685,13 +686,13 @@ class UnencodedBodyRead implements PacedRead {
     // buffer is full) until other clients' I/O had its turn.
     if (turns?.spent() === true) {
       this.#body.pause();
-      turns.next(this.#resume);
+      turns.next((this.#resume ??= () => this.#resumeUnlessSettled()));
     }
   }
 
-  readonly #resume = (): void => {
+  #resumeUnlessSettled(): void {
     if (!this.#settled) this.#body.resume();
-  };
+  }
 
   end(): void {
     if (this.#settled) return;
@@ -759,13 +760,13 @@ async function consumeIterable(
 }
 
 /** An encoded body's read as the pace watch sees it: expiring aborts the read's signal with the 408 error. */
-class IterablePacedRead implements PacedRead {
-  readonly startedAt = performance.now();
+class IterablePacedRead extends PacedRead {
   receivedBytes = 0;
   readonly #controller = new AbortController();
   readonly signal: AbortSignal;
 
   constructor(outer: AbortSignal | undefined) {
+    super();
     this.signal =
       outer === undefined ? this.#controller.signal : AbortSignal.any([outer, this.#controller.signal]);
   }
