@@ -114,7 +114,9 @@ function wholeBodyRecords(
   passThrough: boolean,
 ): ParsedRecord[] | undefined {
   if (!passThrough || bytes.length > options.maxObjectLengthChars) return undefined;
-  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // A body's bytes are the socket's own Buffer nearly always: decoded as they are (UTF-8 is toString's default).
+  const buffer = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let text = buffer.toString();
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   let value: FieldValue;
   try {
