@@ -701,9 +701,9 @@ class UnencodedBodyRead extends PacedRead {
     // The 'data' listener goes: when the answer is written Node "dumps" a request it thinks nobody read (our body
     // came whole before the stream was asked for more), and its removeAllListeners('data') deletes the property
     // from the listener table, which turns it into a slow dictionary (about half a µs of a small request), where
-    // this removeListener only sets it to undefined. The other listeners stay: a later 'close' or 'error' finds
+    // removing the listener (`off`) only sets it to undefined. The other listeners stay: a later 'close' or 'error' finds
     // the read settled.
-    this.#source.removeListener('data', onBodyData);
+    this.#source.off('data', onBodyData);
     // A reset HTTP/2 stream ends its request as if complete (decision 0096).
     if (this.#body.complete === false || wasReset(this.#body)) {
       this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
