@@ -45,6 +45,7 @@ const BENCH_MODES: Readonly<Record<string, string>> = {
   'metrics-cost': './metrics-cost',
   encodings: './content-encodings',
   http2: './http2',
+  'in-memory': './in-memory',
 };
 const benchMode = Object.keys(BENCH_MODES).find((mode) => process.argv.includes(`--${mode}`));
 if (benchMode) await import(BENCH_MODES[benchMode]!).then(() => process.exit());

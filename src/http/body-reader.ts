@@ -698,11 +698,10 @@ class UnencodedBodyRead extends PacedRead {
     if (this.#settled) return;
     this.#settled = true;
     this.#pace?.unwatch(this);
-    // The 'data' listener goes: when the answer is written Node "dumps" a request it thinks nobody read (our body
-    // came whole before the stream was asked for more), and its removeAllListeners('data') deletes the property
-    // from the listener table, which turns it into a slow dictionary (about half a µs of a small request), where
-    // removing the listener (`off`) only sets it to undefined. The other listeners stay: a later 'close' or 'error' finds
-    // the read settled.
+    // The 'data' listener goes: when the answer is written, Node "dumps" a request it thinks nobody read (our body
+    // came whole before the stream was asked for more), and its removeAllListeners('data') deletes the property from
+    // the stream's listener table, which turns the table into a slow dictionary on every request; `off` only sets
+    // it to undefined. The other listeners stay: a later 'close' or 'error' finds the read settled.
     this.#source.off('data', onBodyData);
     // A reset HTTP/2 stream ends its request as if complete (decision 0096).
     if (this.#body.complete === false || wasReset(this.#body)) {
