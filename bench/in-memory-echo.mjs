@@ -8,28 +8,19 @@
 // server (docs/performance.md). The next request on a connection is written from a setImmediate after the answer,
 // as a socket's round trip would, so that requests do not pile onto request slots still being released.
 //
-// usage: node bench/in-memory-echo.mjs <kind> <records> <requests> [connections]
+// usage: node bench/in-memory-echo.mjs <kind> <body JSON> <requests> [connections]
 import { createServer, Server } from 'node:http';
 import { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { fastifyEcho, nodeEcho } from './echo-handlers.mjs';
 
-const [kind = 'origin', recordCount = '1', requestCount = '50000', connectionCount = '10'] =
+const [kind = 'origin', bodyText = '[{}]', requestCount = '50000', connectionCount = '10'] =
   process.argv.slice(2);
 const REQUESTS = Number(requestCount);
 const WARM_UP = Math.min(20_000, REQUESTS);
 
-function record(i) {
-  return {
-    id: i,
-    name: `customer ${i}`,
-    email: `c${i}@example.com`,
-    active: i % 2 === 0,
-    score: i * 1.5,
-    tags: ['a', 'b'],
-    address: { city: 'Lyon', zip: '69001' },
-  };
-}
-const body = Buffer.from(JSON.stringify(Array.from({ length: Number(recordCount) }, (_, i) => record(i))));
+// The body bench/in-memory.ts made (bench/echo-body.ts), as the socket bench sends it.
+const body = Buffer.from(bodyText);
 const request = Buffer.concat([
   Buffer.from(
     `POST /bench HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
@@ -37,27 +28,8 @@ const request = Buffer.concat([
   body,
 ]);
 
-/** The minimal node:http echo of bench/echo-servers.mjs. */
-function nodeServer() {
-  return createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const records = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const out = JSON.stringify({ httpStatusCode: 200, data: records, error: [], errorMessage: null });
-      res.writeHead(200, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': Buffer.byteLength(out),
-      });
-      res.end(out);
-    });
-  });
-}
-
 async function fastifyServer() {
-  const { default: Fastify } = await import('fastify');
-  const app = Fastify({ logger: false });
-  app.post('/bench', async (req) => ({ httpStatusCode: 200, data: req.body, error: [], errorMessage: null }));
+  const app = await fastifyEcho();
   await app.ready();
   return app.server;
 }
@@ -83,7 +55,7 @@ async function originServer(dist) {
 const distOf = { origin: new URL('../dist', import.meta.url).pathname, before: process.env.BENCH_DIST };
 const server =
   kind === 'node'
-    ? nodeServer()
+    ? createServer(nodeEcho)
     : kind === 'fastify'
       ? await fastifyServer()
       : await originServer(distOf[kind]);

@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { median, pinLoadGenerator, serverCommand } from './bench-process';
+import { echoBodyOf } from './echo-body';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RECORD_COUNTS = (process.env.BENCH_BODIES ?? '1,100').split(',').map(Number);
@@ -26,7 +27,7 @@ const pinned = pinLoadGenerator();
 /** CPU µs per request of one run of `kind` on `records`-record bodies. */
 function cpuPerRequest(kind: string, records: number): number {
   const requests = Number(process.env.BENCH_REQUESTS ?? (records >= 100 ? 5_000 : 50_000));
-  const [command, args] = serverCommand([SCRIPT, kind, String(records), String(requests)], pinned);
+  const [command, args] = serverCommand([SCRIPT, kind, echoBodyOf(records), String(requests)], pinned);
   const env = BEFORE_DIST ? { ...process.env, BENCH_DIST: resolve(BEFORE_DIST) } : process.env;
   const out = execFileSync(command, args, { env, encoding: 'utf8' });
   return (JSON.parse(out.trim().split('\n').pop()!) as { cpuMicrosPerRequest: number }).cpuMicrosPerRequest;
