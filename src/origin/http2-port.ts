@@ -307,9 +307,20 @@ class PortDeadlines {
   }
 }
 
+/** Where a stream keeps its {@link StreamTimes}, for the session's `'close'` listener. */
+const STREAM_TIMES = Symbol('rest-service-origin.streamTimes');
+
+interface TimedStream extends ServerHttp2Stream {
+  [STREAM_TIMES]?: StreamTimes;
+}
+
 /**
  * One stream's two deadlines (its request's, its answer's), made when the stream opens: each is that stream's
- * place in one of the port's lists ({@link PortDeadlines}), so that setting and clearing one finds it at once.
+ * place in one of the port's lists ({@link PortDeadlines}), so that setting and clearing one finds it at once. The
+ * stream carries it, so that its `'close'` listener can be one function per session: a closure per stream in a
+ * stream's listener array is what a listener array V8 allocated straight in the old generation (it does so once
+ * long-lived connections made that allocation site "tenured") would keep alive, and with it the stream and its
+ * request, until a full collection (decision 0130).
  */
 class StreamTimes {
   readonly stream: ServerHttp2Stream;
@@ -320,6 +331,7 @@ class StreamTimes {
     this.stream = stream;
     this.request = new Deadline(stream);
     this.answer = new Deadline(stream);
+    (stream as TimedStream)[STREAM_TIMES] = this;
   }
 }
 
@@ -331,6 +343,9 @@ class SessionWatch {
   openStreams = 0;
   #resetsSince = 0;
   #resets = 0;
+
+  /** The 'close' listener of every stream of the session: one function per session, not a closure per stream. */
+  readonly #closed = closeListener(this);
 
   constructor(session: Http2Session, maxResets: number, deadlines: PortDeadlines) {
     this.#session = session;
@@ -355,7 +370,7 @@ class SessionWatch {
     }
     this.openStreams++;
     // 'close' comes once: `on` spares the wrapper `once` makes.
-    stream.on('close', () => this.closed(times));
+    stream.on('close', this.#closed);
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
     // the queue's wait are bounded by the request path as on HTTP/1.1. A request without a body (END_STREAM on its
     // HEADERS) is complete already.
@@ -406,6 +421,14 @@ function serveStream(
   }
   const req = new Http2Request(stream, headers, rawHeaders, socket);
   onRequest(req, new Http2Response(req, deadlines.unreadAnswers, times.answer));
+}
+
+/** A stream 'close' listener (Node calls it with the stream as `this`) that tells `watch`. */
+function closeListener(watch: SessionWatch): (this: TimedStream) => void {
+  return function closed(this: TimedStream): void {
+    const times = this[STREAM_TIMES];
+    if (times !== undefined) watch.closed(times);
+  };
 }
 
 /** GOAWAY to every session: no new streams, open ones finish, then the session closes. */
