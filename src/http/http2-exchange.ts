@@ -7,7 +7,7 @@ import {
 } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestEventListener, OriginRequest, OriginResponse } from './origin-exchange';
-import type { StreamDeadlines } from './stream-deadlines';
+import type { Deadline, StreamDeadlines } from './stream-deadlines';
 
 /**
  * An HTTP/2 request as the request path reads it ({@link OriginRequest}): one object over the stream Node's
@@ -103,11 +103,14 @@ export class Http2Response implements OriginResponse {
   readonly #stream: ServerHttp2Stream;
   /** The port's deadlines of answers their clients do not read ({@link Http2Response.setTimeout}). */
   readonly #unread: StreamDeadlines;
+  /** This answer's place in `#unread`, made with the stream (the port clears it when the stream closes). */
+  readonly #deadline: Deadline;
 
-  constructor(req: Http2Request, unread: StreamDeadlines) {
+  constructor(req: Http2Request, unread: StreamDeadlines, deadline: Deadline) {
     this.req = req;
     this.#stream = req.stream;
     this.#unread = unread;
+    this.#deadline = deadline;
   }
 
   get headersSent(): boolean {
@@ -170,7 +173,7 @@ export class Http2Response implements OriginResponse {
     else {
       stream.write(chunk, (error) => {
         // Handed on whole: the answer is no longer at its client's mercy.
-        this.#unread.clear(stream);
+        this.#unread.clear(this.#deadline);
         if (!error) stream.end();
       });
     }
@@ -193,7 +196,7 @@ export class Http2Response implements OriginResponse {
    */
   setTimeout(timeoutMs: number): this {
     const stream = this.#stream;
-    if (!stream.closed && !stream.writableFinished) this.#unread.set(stream, timeoutMs);
+    if (!stream.closed && !stream.writableFinished) this.#unread.set(this.#deadline, timeoutMs);
     return this;
   }
 }

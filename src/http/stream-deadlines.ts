@@ -6,14 +6,42 @@ const MAX_PERIOD_MS = 1000;
 const MIN_PERIOD_MS = 10;
 
 /**
+ * One deadline of one stream: the place it takes in a {@link StreamDeadlines} list while set. A stream has one
+ * of these per kind of deadline (its request, its answer), made with the stream and kept by whoever sets and clears
+ * it; each is used with one `StreamDeadlines` only.
+ */
+export class Deadline {
+  readonly stream: Http2Stream;
+  /** `performance.now()` when it passes; meaningful while listed. */
+  at = 0;
+  timeoutMs = 0;
+  listed = false;
+  prev: Deadline | undefined = undefined;
+  next: Deadline | undefined = undefined;
+
+  constructor(stream: Http2Stream) {
+    this.stream = stream;
+  }
+}
+
+/**
  * Deadlines of the HTTP/2 streams of one port, all looked at by one timer, instead of a timer of each stream's
  * own (`stream.setTimeout`, which binds a function, starts a timer and adds a listener per call, and is called
  * again to lift it: a few percent of the server's CPU time on a small request, measured). A deadline is noticed
  * within a quarter of its timeout (at most {@link MAX_PERIOD_MS}) after it passed; the timer runs only while a
  * deadline is set, and never keeps the process alive.
+ *
+ * The deadlines are a list ordered by when they pass, linked through the {@link Deadline}s themselves, not a `Map`
+ * keyed by stream (decision 0130). A port's map lives long, so its hash table ends up in the old generation; from
+ * then on V8 makes each of its rehashed tables there too, and a table it replaced still holds the streams that were
+ * in it. Those dead tables kept every stream that was open at a rehash, and all the stream's request, alive
+ * through the young generation's collections into the old one: 2.5 MB promoted per scavenge, scavenges eight
+ * times as long, a third more CPU per HTTP/2 request (measured, Node 20). A deadline taken out of the list is
+ * unlinked both ways, so nothing the list dropped points at anything younger.
  */
 export class StreamDeadlines {
-  readonly #due = new Map<Http2Stream, Deadline>();
+  #head: Deadline | undefined = undefined;
+  #tail: Deadline | undefined = undefined;
   readonly #expire: (stream: Http2Stream, timeoutMs: number) => void;
   #periodMs = MAX_PERIOD_MS;
   #timer: NodeJS.Timeout | undefined;
@@ -23,9 +51,12 @@ export class StreamDeadlines {
     this.#expire = expire;
   }
 
-  /** Gives `stream` a deadline `timeoutMs` from now, in place of the one it had. */
-  set(stream: Http2Stream, timeoutMs: number): void {
-    this.#due.set(stream, { at: performance.now() + timeoutMs, timeoutMs });
+  /** Gives `deadline`'s stream a deadline `timeoutMs` from now, in place of the one it had. */
+  set(deadline: Deadline, timeoutMs: number): void {
+    if (deadline.listed) this.#unlink(deadline);
+    deadline.at = performance.now() + timeoutMs;
+    deadline.timeoutMs = timeoutMs;
+    this.#insert(deadline);
     const periodMs = Math.max(MIN_PERIOD_MS, Math.min(MAX_PERIOD_MS, Math.floor(timeoutMs / 4)));
     if (this.#timer !== undefined && periodMs >= this.#periodMs) return;
     this.#periodMs = periodMs;
@@ -33,25 +64,53 @@ export class StreamDeadlines {
     this.#timer = setInterval(() => this.#check(), periodMs).unref();
   }
 
-  /** Takes `stream`'s deadline away (nothing if it had none). */
-  clear(stream: Http2Stream): void {
-    this.#due.delete(stream);
+  /** Takes `deadline` away (nothing if it is not set). */
+  clear(deadline: Deadline): void {
+    if (deadline.listed) this.#unlink(deadline);
   }
 
   /** Takes every deadline away and stops the timer. */
   clearAll(): void {
-    this.#due.clear();
+    while (this.#head !== undefined) this.#unlink(this.#head);
     this.#stop();
+  }
+
+  /**
+   * Puts `deadline` in its place by `at`, looking from the end: a port's deadlines of one kind share their
+   * timeout, so a new one goes last, in one step.
+   */
+  #insert(deadline: Deadline): void {
+    let before = this.#tail;
+    while (before !== undefined && before.at > deadline.at) before = before.prev;
+    const after = before === undefined ? this.#head : before.next;
+    deadline.prev = before;
+    deadline.next = after;
+    if (before === undefined) this.#head = deadline;
+    else before.next = deadline;
+    if (after === undefined) this.#tail = deadline;
+    else after.prev = deadline;
+    deadline.listed = true;
+  }
+
+  #unlink(deadline: Deadline): void {
+    const { prev, next } = deadline;
+    if (prev === undefined) this.#head = next;
+    else prev.next = next;
+    if (next === undefined) this.#tail = prev;
+    else next.prev = prev;
+    deadline.prev = undefined;
+    deadline.next = undefined;
+    deadline.listed = false;
   }
 
   #check(): void {
     const now = performance.now();
-    for (const [stream, deadline] of this.#due) {
-      if (deadline.at > now) continue;
-      this.#due.delete(stream);
-      this.#expire(stream, deadline.timeoutMs);
+    // In order of `at`: the first one still to come ends the round.
+    for (let first = this.#head; first !== undefined && first.at <= now; first = this.#head) {
+      this.#unlink(first);
+      this.#expire(first.stream, first.timeoutMs);
     }
-    if (this.#due.size === 0) this.#stop();
+    if (this.#head === undefined) this.#stop();
   }
 
   #stop(): void {
@@ -59,10 +118,4 @@ export class StreamDeadlines {
     this.#timer = undefined;
     this.#periodMs = MAX_PERIOD_MS;
   }
-}
-
-interface Deadline {
-  /** `performance.now()` when it passes. */
-  readonly at: number;
-  readonly timeoutMs: number;
 }

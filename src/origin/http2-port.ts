@@ -6,14 +6,13 @@ import {
   type Http2SecureServer,
   type Http2Server,
   type Http2Session,
-  type Http2Stream,
   type IncomingHttpHeaders,
   type ServerHttp2Stream,
 } from 'node:http2';
 import { Server as NetServer, createServer as createNetServer, type Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import { Http2Request, Http2Response, watchUnreadAnswer } from '../http/http2-exchange';
-import { StreamDeadlines } from '../http/stream-deadlines';
+import { Deadline, StreamDeadlines } from '../http/stream-deadlines';
 import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import type { LoadedTls } from '../tls/tls-settings';
 
@@ -255,10 +254,11 @@ function watchSessions(
     session.on(
       'stream',
       (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
-        watch.stream(stream, options.requestTimeoutMs);
+        const times = new StreamTimes(stream);
+        watch.stream(times, options.requestTimeoutMs);
         // A stream reset before it was seen is served too: the request path counts it as an aborted request. One
         // of a session ended meanwhile (the stream was one reset too many) is not: its connection is gone.
-        if (!session.destroyed) serveStream(stream, headers, rawHeaders, socket, deadlines, onRequest);
+        if (!session.destroyed) serveStream(times, headers, rawHeaders, socket, deadlines, onRequest);
       },
     );
     if (options.idleTimeoutMs > 0) {
@@ -296,14 +296,42 @@ class PortDeadlines {
   readonly unreadAnswers = new StreamDeadlines(watchUnreadAnswer);
 
   /** A stream closed: it has no deadline any more. */
-  closed(stream: Http2Stream): void {
-    this.requests.clear(stream);
-    this.unreadAnswers.clear(stream);
+  closed(times: StreamTimes): void {
+    this.requests.clear(times.request);
+    this.unreadAnswers.clear(times.answer);
   }
 
   clearAll(): void {
     this.requests.clearAll();
     this.unreadAnswers.clearAll();
+  }
+}
+
+/** Where a stream keeps its {@link StreamTimes}, for the session's `'close'` listener. */
+const STREAM_TIMES = Symbol('rest-service-origin.streamTimes');
+
+interface TimedStream extends ServerHttp2Stream {
+  [STREAM_TIMES]?: StreamTimes;
+}
+
+/**
+ * One stream's two deadlines (its request's, its answer's), made when the stream opens: each is that stream's
+ * place in one of the port's lists ({@link PortDeadlines}), so that setting and clearing one finds it at once. The
+ * stream carries it, so that its `'close'` listener can be one function per session: a closure per stream in a
+ * stream's listener array is what a listener array V8 allocated straight in the old generation (it does so once
+ * long-lived connections made that allocation site "tenured") would keep alive, and with it the stream and its
+ * request, until a full collection (decision 0130).
+ */
+class StreamTimes {
+  readonly stream: ServerHttp2Stream;
+  readonly request: Deadline;
+  readonly answer: Deadline;
+
+  constructor(stream: ServerHttp2Stream) {
+    this.stream = stream;
+    this.request = new Deadline(stream);
+    this.answer = new Deadline(stream);
+    (stream as TimedStream)[STREAM_TIMES] = this;
   }
 }
 
@@ -325,28 +353,29 @@ class SessionWatch {
     this.#deadlines = deadlines;
   }
 
-  /** A stream of the session closed: no longer open, and counted if it ended in a reset. */
-  closed(stream: Http2Stream): void {
+  /** A stream of the session closed: no longer open, its deadlines gone, and counted if it ended in a reset. */
+  closed(times: StreamTimes): void {
     this.openStreams--;
-    this.#deadlines.closed(stream);
-    if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
+    this.#deadlines.closed(times);
+    if (times.stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
   }
 
   /** A new stream: counted while open; bounded while its request is incomplete. */
-  stream(stream: ServerHttp2Stream, requestTimeoutMs: number): void {
+  stream(times: StreamTimes, requestTimeoutMs: number): void {
+    const { stream } = times;
     stream.on('error', ignore);
     if (stream.destroyed) {
       if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
       return;
     }
     this.openStreams++;
-    // 'close' and 'end' come once each: `on` spares the wrapper `once` makes.
+    // 'close' comes once: `on` spares the wrapper `once` makes.
     stream.on('close', this.#closed);
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
     // the queue's wait are bounded by the request path as on HTTP/1.1. A request without a body (END_STREAM on its
     // HEADERS) is complete already.
     if (requestTimeoutMs > 0 && !stream.endAfterHeaders)
-      this.#deadlines.requests.set(stream, requestTimeoutMs);
+      this.#deadlines.requests.set(times.request, requestTimeoutMs);
   }
 
   /**
@@ -374,13 +403,14 @@ class SessionWatch {
  * too, so a client that waits for it sends its body), any other expectation 417 without the origin.
  */
 function serveStream(
-  stream: ServerHttp2Stream,
+  times: StreamTimes,
   headers: IncomingHttpHeaders,
   rawHeaders: string[],
   socket: Socket,
   deadlines: PortDeadlines,
   onRequest: RequestHandler,
 ): void {
+  const { stream } = times;
   const { expect } = headers;
   if (expect !== undefined && !stream.destroyed) {
     if (expect.toLowerCase() !== '100-continue') {
@@ -390,13 +420,14 @@ function serveStream(
     stream.additionalHeaders({ ':status': 100 });
   }
   const req = new Http2Request(stream, headers, rawHeaders, socket);
-  onRequest(req, new Http2Response(req, deadlines.unreadAnswers));
+  onRequest(req, new Http2Response(req, deadlines.unreadAnswers, times.answer));
 }
 
 /** A stream 'close' listener (Node calls it with the stream as `this`) that tells `watch`. */
-function closeListener(watch: SessionWatch): (this: Http2Stream) => void {
-  return function closed(this: Http2Stream): void {
-    watch.closed(this);
+function closeListener(watch: SessionWatch): (this: TimedStream) => void {
+  return function closed(this: TimedStream): void {
+    const times = this[STREAM_TIMES];
+    if (times !== undefined) watch.closed(times);
   };
 }
 
