@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { fastifyEcho, nodeEcho } from './echo-handlers.mjs';
 
 const kind = process.argv[2];
 
@@ -61,33 +62,13 @@ async function startOrigin(tls = {}, gatewayMode = false, extraHttp = {}) {
 
 /** The minimal server; over TLS with `tls` (key and certificate). */
 async function startNode(tls) {
-  const handler = (req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const records = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const body = JSON.stringify({ httpStatusCode: 200, data: records, error: [], errorMessage: null });
-      res.writeHead(200, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': Buffer.byteLength(body),
-      });
-      res.end(body);
-    });
-  };
-  const server = tls === undefined ? createServer(handler) : createHttpsServer(tls, handler);
+  const server = tls === undefined ? createServer(nodeEcho) : createHttpsServer(tls, nodeEcho);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server.address().port;
 }
 
 async function startFastify() {
-  const { default: Fastify } = await import('fastify');
-  const app = Fastify({ logger: false });
-  app.post('/bench', async (request) => ({
-    httpStatusCode: 200,
-    data: request.body,
-    error: [],
-    errorMessage: null,
-  }));
+  const app = await fastifyEcho();
   await app.listen({ host: '127.0.0.1', port: 0 });
   return app.server.address().port;
 }

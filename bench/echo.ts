@@ -34,6 +34,7 @@ import {
   startBenchServer,
   type BenchServer,
 } from './bench-process';
+import { echoBodyOf } from './echo-body';
 
 // Modes with a bench file of their own: `npm run bench -- --<mode>` runs that file instead of the echo comparison
 // (and exits with the code it sets).
@@ -45,6 +46,7 @@ const BENCH_MODES: Readonly<Record<string, string>> = {
   'metrics-cost': './metrics-cost',
   encodings: './content-encodings',
   http2: './http2',
+  'in-memory': './in-memory',
 };
 const benchMode = Object.keys(BENCH_MODES).find((mode) => process.argv.includes(`--${mode}`));
 if (benchMode) await import(BENCH_MODES[benchMode]!).then(() => process.exit());
@@ -92,19 +94,6 @@ const TARGETS: readonly {
   { metric: 'p99', against: 'node', max: 1.25 },
 ];
 type Metric = 'rps' | 'p99' | 'cpu';
-
-function record(i: number): Record<string, unknown> {
-  return {
-    id: i,
-    name: `customer ${i}`,
-    email: `c${i}@example.com`,
-    active: i % 2 === 0,
-    score: i * 1.5,
-    tags: ['a', 'b'],
-    address: { city: 'Lyon', zip: '69001' },
-  };
-}
-const bodyOf = (count: number): string => JSON.stringify(Array.from({ length: count }, (_, i) => record(i)));
 
 const pinned = pinLoadGenerator();
 // Other modes, each in its own file: `npm run bench -- --fairness`, `npm run bench -- --memory`.
@@ -190,7 +179,7 @@ for (const kind of KINDS) servers[kind] = await startServer(kind);
 const results = new Map<number, Record<Kind, Measured[]>>();
 try {
   for (const count of RECORD_COUNTS) {
-    const body = bodyOf(count);
+    const body = echoBodyOf(count);
     const rounds: Record<Kind, Measured[]> = {
       origin: [],
       https: [],
@@ -222,7 +211,7 @@ console.log(
 let allMet = true;
 const cpuMedians = new Map<number, Record<Kind, number>>();
 for (const [count, rounds] of results) {
-  const label = `${count} record${count === 1 ? '' : 's'} (${(Buffer.byteLength(bodyOf(count)) / 1024).toFixed(1)} KB)`;
+  const label = `${count} record${count === 1 ? '' : 's'} (${(Buffer.byteLength(echoBodyOf(count)) / 1024).toFixed(1)} KB)`;
   console.log(label);
   console.log('  server   |    req/s | p99 ms | CPU µs/req | errors');
   const medians = {} as Record<Kind, number>;

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors/error-table';
-import type { DeferredValue } from '../record/deferred-record';
+import type { DeferredBytes, DeferredValue } from '../record/deferred-record';
 import type { FieldValue } from '../record/field';
 
 /**
@@ -20,9 +20,10 @@ export interface ParsedRecord {
   readonly error?: ParsedRecordError;
   /**
    * Set, with `value` null, by a parser asked to {@link Parser.deferValues}: the record's value as its source text
-   * and the function that decodes it (decision 0125). The record's value is `deferred.decode(deferred.text)`.
+   * (or the bytes holding it, decision 0135) and the function that decodes it (decision 0125). The record's value is
+   * `deferred.decode(deferredText(deferred))`.
    */
-  readonly deferred?: DeferredValue;
+  readonly deferred?: DeferredValue | DeferredBytes;
 }
 
 /** The error information of an error record read from the input. */

@@ -16,7 +16,8 @@ export type {
   JsonSchema,
 } from './data-format';
 export { MAX_EXCERPT_CHARS } from './data-format';
-export type { DeferredValue } from '../record/deferred-record';
+export type { DeferredBytes, DeferredValue } from '../record/deferred-record';
+export { deferredText } from '../record/deferred-record';
 export { FormatRegistry } from './format-registry';
 export { BUILT_IN_FORMATS, defaultRegistry } from './built-in';
 export { parseWhole, parseStream, type ParsePacking } from './parse-helpers';

@@ -8,12 +8,23 @@ export interface BodyPaceOptions {
   readonly minBytesPerSecond: number;
 }
 
-/** A body read the watch keeps an eye on: when it started and how many raw bytes it has received. */
-export interface PacedRead {
-  readonly startedAt: number;
-  readonly receivedBytes: number;
+/**
+ * A body read the watch keeps an eye on: how many raw bytes it has received, and what to do when it fell behind.
+ * The watch owns the other fields: when the read began as its clock tells (set by {@link BodyPaceWatch.watch}) and
+ * the read's place in the list of watched reads.
+ */
+export abstract class PacedRead {
+  /** The watch's clock when the read began to be watched (ms, `performance.now()` of the watch's last tick). */
+  watchedSince = 0;
+  /** The neighbours in the watch's list while watched; `undefined` at the ends and while not watched. */
+  watchPrevious: PacedRead | undefined = undefined;
+  watchNext: PacedRead | undefined = undefined;
+  /** Whether the read is in a watch's list now. */
+  watched = false;
+
+  abstract readonly receivedBytes: number;
   /** Called once, from the watch's timer, when the body fell behind; the read must stop with `error`. */
-  expire(error: OriginError): void;
+  abstract expire(error: OriginError): void;
 }
 
 /**
@@ -23,14 +34,20 @@ export interface PacedRead {
  * past its deadline is told to expire with `ORIGIN_HTTP_BODY_TIMEOUT` (408).
  *
  * One timer for all reads, ticking only while some read is watched, rather than a timer per request: most bodies
- * are read in the tick they arrive in, and a setTimeout and clearTimeout each would cost them more than the
- * set insertion and deletion. A read is seen late by at most one tick (a quarter of `timeoutMs`, at most 1 s).
+ * are read in the tick they arrive in. The watched reads form a list linked through the reads themselves, and a
+ * read's start is the time of the watch's last tick rather than a clock read of its own: watching and unwatching
+ * the body of a small request costs a few field writes, where a `Set` insertion and deletion (hashing a new object
+ * each time) and a clock read were a measurable share of it. The tick is a quarter of `timeoutMs` (10 ms to 1 s);
+ * a read is never expired early, and late by at most two ticks.
  */
 export class BodyPaceWatch {
   readonly #timeoutMs: number;
   readonly #msPerByte: number;
   readonly #tickMs: number;
-  readonly #reads = new Set<PacedRead>();
+  #first: PacedRead | undefined;
+  #count = 0;
+  /** `performance.now()` at the last tick (or when the timer started): at most one tick behind the time. */
+  #clock = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: BodyPaceOptions) {
@@ -41,44 +58,65 @@ export class BodyPaceWatch {
 
   /** Starts watching `read` until {@link BodyPaceWatch.unwatch} or its expiry. */
   watch(read: PacedRead): void {
-    this.#reads.add(read);
+    if (read.watched) return;
     if (this.#timer === undefined) {
+      this.#clock = performance.now();
       this.#timer = setInterval(() => this.#check(), this.#tickMs);
       // Watching a body must not keep the process alive on its own.
       this.#timer.unref();
     }
+    read.watchedSince = this.#clock;
+    read.watched = true;
+    const first = this.#first;
+    read.watchNext = first;
+    if (first !== undefined) first.watchPrevious = read;
+    this.#first = read;
+    this.#count++;
   }
 
   unwatch(read: PacedRead): void {
     // The timer is stopped by its next tick when nothing is left to watch: stopping it here would cost requests
     // that come one after the other a setInterval and a clearInterval each.
-    this.#reads.delete(read);
+    if (!read.watched) return;
+    read.watched = false;
+    const { watchPrevious: previous, watchNext: next } = read;
+    if (previous === undefined) this.#first = next;
+    else previous.watchNext = next;
+    if (next !== undefined) next.watchPrevious = previous;
+    read.watchPrevious = undefined;
+    read.watchNext = undefined;
+    this.#count--;
   }
 
   /** The reads being watched now. */
   get watching(): number {
-    return this.#reads.size;
+    return this.#count;
   }
 
   #check(): void {
-    if (this.#reads.size === 0) {
+    if (this.#count === 0) {
       clearInterval(this.#timer);
       this.#timer = undefined;
       return;
     }
-    const now = performance.now();
-    for (const read of this.#reads) {
-      const elapsedMs = now - read.startedAt;
-      if (elapsedMs <= this.#timeoutMs + read.receivedBytes * this.#msPerByte) continue;
-      this.unwatch(read);
-      read.expire(
-        new OriginError('ORIGIN_HTTP_BODY_TIMEOUT', {
-          bytes: read.receivedBytes,
-          elapsedMs: Math.round(elapsedMs),
-          timeoutMs: this.#timeoutMs,
-          minBytesPerSecond: this.#msPerByte > 0 ? Math.round(1000 / this.#msPerByte) : 0,
-        }),
-      );
+    const now = (this.#clock = performance.now());
+    // A read's start is up to one tick early (the clock of the tick before it began): the tick is allowed for, so
+    // that no read is expired before its time.
+    const allowedMs = this.#timeoutMs + this.#tickMs;
+    // Unwatched first, told after the walk: what an expiry does (ending its request) cannot touch the list mid-walk.
+    const expired: { read: PacedRead; error: OriginError }[] = [];
+    for (let read = this.#first; read !== undefined; read = read.watchNext) {
+      const elapsedMs = now - read.watchedSince;
+      if (elapsedMs <= allowedMs + read.receivedBytes * this.#msPerByte) continue;
+      const error = new OriginError('ORIGIN_HTTP_BODY_TIMEOUT', {
+        bytes: read.receivedBytes,
+        elapsedMs: Math.round(elapsedMs),
+        timeoutMs: this.#timeoutMs,
+        minBytesPerSecond: this.#msPerByte > 0 ? Math.round(1000 / this.#msPerByte) : 0,
+      });
+      expired.push({ read, error });
     }
+    for (const { read } of expired) this.unwatch(read);
+    for (const { read, error } of expired) read.expire(error);
   }
 }

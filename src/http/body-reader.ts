@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, 
 import { uncompress } from 'snappy';
 
 import { OriginError } from '../errors/origin-error';
-import type { BodyPaceWatch, PacedRead } from './body-pace';
+import { PacedRead, type BodyPaceWatch } from './body-pace';
 import { eventSourceOf, wasReset } from './http2-stream';
 import type { OriginRequest } from './origin-exchange';
 import { checkContentEncoding, type ContentCoding } from './content-encoding';
@@ -50,6 +50,13 @@ export interface BodyReadOptions {
    */
   readonly onRawChunk?: (chunk: Uint8Array) => void;
 }
+
+/**
+ * From a large body's second chunk on, a chunk is handed to the consumer at most this many bytes at a time, so that
+ * a turn (decision 0090) can end inside one socket read of up to 64 KiB (decision 0136): parsed whole, such a read
+ * held the loop 2–5 ms. 16 KiB is what the origin already parses at a time between two looks at the heap.
+ */
+const TURN_SLICE_BYTES = 16 * 1024;
 
 /** The size of the decoded chunks that gzip, deflate, brotli and raw snappy produce. */
 const DECODED_CHUNK_BYTES = 64 * 1024;
@@ -630,7 +637,7 @@ function onBodyClose(this: ReadableBody): void {
 }
 
 /** The state of one unencoded body read: bytes so far, and whether `done` was called. */
-class UnencodedBodyRead implements PacedRead {
+class UnencodedBodyRead extends PacedRead {
   readonly #body: RequestBodyStream;
   /** What emits the body's events, which its listeners find this read on: the body, or its HTTP/2 stream. */
   readonly #source: ReadableBody;
@@ -638,11 +645,20 @@ class UnencodedBodyRead implements PacedRead {
   readonly #pace: BodyPaceWatch | undefined;
   readonly #onChunk: (chunk: Uint8Array) => void;
   readonly #done: BodyReadDone;
-  readonly startedAt: number;
   #received = 0;
   #chunks = 0;
   /** Made at a body's second chunk: what `onChunk` does with a large body is spread over turns (decision 0090). */
   #turns: TurnBudget | undefined;
+  /**
+   * Chunks not taken yet, in order, while a large body is read: what is left of a chunk whose turn ran out (its
+   * first `#heldAt` bytes were taken), and any after it. Made at the body's second chunk.
+   */
+  #held: Buffer[] | undefined;
+  #heldAt = 0;
+  /** The stream ended while chunks were held. */
+  #ended = false;
+  /** What runs {@link UnencodedBodyRead.#continue} from the turn budget; made at the first turn that ran out. */
+  #continueNextTurn: (() => void) | undefined;
   #settled = false;
 
   constructor(
@@ -653,13 +669,13 @@ class UnencodedBodyRead implements PacedRead {
     onChunk: (chunk: Uint8Array) => void,
     done: BodyReadDone,
   ) {
+    super();
     this.#body = body;
     this.#source = source;
     this.#limit = limit;
     this.#pace = pace;
     this.#onChunk = onChunk;
     this.#done = done;
-    this.startedAt = pace === undefined ? 0 : performance.now();
   }
 
   get receivedBytes(): number {
@@ -673,32 +689,86 @@ class UnencodedBodyRead implements PacedRead {
   data(chunk: Buffer): void {
     this.#received += chunk.length;
     if (this.#received > this.#limit.maxRequestBytes) return this.stop(bodyTooLargeError('raw', this.#limit));
-    // The first chunk (the whole of most bodies) is taken without reading a clock.
-    const turns = this.#chunks++ === 0 ? undefined : (this.#turns ??= new TurnBudget());
-    turns?.begin();
-    try {
-      this.#onChunk(chunk);
-    } catch (error) {
-      return this.stop(error);
+    // The first chunk (the whole of most bodies) is taken whole, without reading a clock.
+    if (this.#chunks++ === 0) {
+      try {
+        this.#onChunk(chunk);
+      } catch (error) {
+        this.stop(error);
+      }
+      return;
     }
-    // The turn's chunks took their budget: the rest waits in the stream (which stops reading the socket once its
-    // buffer is full) until other clients' I/O had its turn.
-    if (turns?.spent() === true) {
-      this.#body.pause();
-      turns.next(this.#resume);
+    const held = (this.#held ??= []);
+    held.push(chunk);
+    // A chunk that came while an earlier one waits for its turn (the stream was paused, so this is not expected)
+    // waits behind it: chunks are taken in order.
+    if (held.length === 1) {
+      this.#turns ??= new TurnBudget();
+      this.#drain();
     }
   }
 
-  readonly #resume = (): void => {
-    if (!this.#settled) this.#body.resume();
-  };
+  /**
+   * Hands the held chunks to `onChunk`, {@link TURN_SLICE_BYTES} at a time, until they are all taken (true) or the
+   * turn's budget is spent (decision 0090): the stream is then paused, what is left stays held, and
+   * {@link UnencodedBodyRead.#continue} runs in the next turn (false). A socket read is up to 64 KiB, several
+   * milliseconds of parsing, so a turn may end inside one (decision 0136).
+   */
+  #drain(): boolean {
+    const held = this.#held!;
+    const turns = this.#turns!;
+    turns.begin();
+    while (held.length > 0) {
+      const chunk = held[0]!;
+      let at = this.#heldAt;
+      while (at < chunk.length) {
+        const end = Math.min(chunk.length, at + TURN_SLICE_BYTES);
+        try {
+          this.#onChunk(at === 0 && end === chunk.length ? chunk : chunk.subarray(at, end));
+        } catch (error) {
+          this.stop(error);
+          return false;
+        }
+        at = end;
+        if (turns.spent()) break;
+      }
+      if (at < chunk.length) this.#heldAt = at;
+      else {
+        held.shift();
+        this.#heldAt = 0;
+      }
+      if (turns.spent()) {
+        // The turn's work took its budget: the rest waits in the stream (which stops reading the socket once its
+        // buffer is full), and in `held`, until other clients' I/O had its turn.
+        this.#body.pause();
+        turns.next((this.#continueNextTurn ??= () => this.#continue()));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The next turn of a paused read: the held chunks first, then the stream flows again (or the read ends). */
+  #continue(): void {
+    if (this.#settled || !this.#drain()) return;
+    if (this.#ended) this.end();
+    else this.#body.resume();
+  }
 
   end(): void {
     if (this.#settled) return;
+    // The stream has ended, but part of its last chunks still waits for its turn: the read ends once it is taken.
+    if (this.#held !== undefined && this.#held.length > 0) {
+      this.#ended = true;
+      return;
+    }
     this.#settled = true;
     this.#pace?.unwatch(this);
-    // Listeners stay: after 'end' no data comes, and a later 'close' or 'error' finds the read settled; four
-    // removeListener calls per request cost more than listeners left to the request's own garbage.
+    // The 'data' listener goes: when the answer is written, Node "dumps" a request it thinks nobody read (our body
+    // came whole before the stream was asked for more), and its removeAllListeners('data') deletes the property from
+    // the stream's listener table, which turns the table into a slow dictionary on every request; `off` only sets
+    // it to undefined. The other listeners stay: a later 'close' or 'error' finds the read settled.
+    this.#source.off('data', onBodyData);
     // A reset HTTP/2 stream ends its request as if complete (decision 0096).
     if (this.#body.complete === false || wasReset(this.#body)) {
       this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);
@@ -711,6 +781,7 @@ class UnencodedBodyRead implements PacedRead {
     this.#settled = true;
     this.#pace?.unwatch(this);
     this.#turns?.cancel();
+    this.#held = undefined;
     const source = this.#source;
     source.off('data', onBodyData);
     source.off('end', onBodyEnd);
@@ -747,10 +818,17 @@ async function consumeIterable(
       decoded += chunk.length;
       // As for an unencoded body (decision 0090); here it matters even more, as the decoders hand over chunks
       // in microtasks (a raw snappy block's whole output, a gzip stream's buffered output) with no turn between.
-      const budget = chunks++ === 0 ? undefined : (turns ??= new TurnBudget());
-      budget?.begin();
-      onChunk(chunk);
-      if (budget?.spent() === true) await budget.nextTurn();
+      if (chunks++ === 0) {
+        onChunk(chunk);
+        continue;
+      }
+      const budget = (turns ??= new TurnBudget());
+      // A decoded chunk is up to 64 KiB too: taken a slice at a time, so that a turn can end inside it (0136).
+      for (let at = 0; at < chunk.length; at += TURN_SLICE_BYTES) {
+        budget.begin();
+        onChunk(chunk.length <= TURN_SLICE_BYTES ? chunk : chunk.subarray(at, at + TURN_SLICE_BYTES));
+        if (budget.spent()) await budget.nextTurn();
+      }
     }
     return decoded;
   } finally {
@@ -759,13 +837,13 @@ async function consumeIterable(
 }
 
 /** An encoded body's read as the pace watch sees it: expiring aborts the read's signal with the 408 error. */
-class IterablePacedRead implements PacedRead {
-  readonly startedAt = performance.now();
+class IterablePacedRead extends PacedRead {
   receivedBytes = 0;
   readonly #controller = new AbortController();
   readonly signal: AbortSignal;
 
   constructor(outer: AbortSignal | undefined) {
+    super();
     this.signal =
       outer === undefined ? this.#controller.signal : AbortSignal.any([outer, this.#controller.signal]);
   }

@@ -210,7 +210,8 @@ export class InProcessRunnerPool implements RunnerPool {
 
   #release(runner: Runner): void {
     this.#busyCount--;
-    runner.idleSince = performance.now();
+    // Only idle batches read it: with them off (the timer was never started), no clock read per batch.
+    if (this.#timer !== undefined) runner.idleSince = performance.now();
     const waiter = this.#waiters.shift();
     if (waiter) {
       waiter.signal.removeEventListener('abort', waiter.onAbort);

@@ -20,6 +20,26 @@ export interface DeferredValue {
 }
 
 /**
+ * A record value kept as its source text in bytes the parser owns: `bytes` from `start` to `end` is the text's
+ * UTF-8, and `decode(text)` gives the value, as for a {@link DeferredValue}. The bytes are shared by many records
+ * (a block of a {@link https://nodejs.org/api/buffer.html | Buffer} outside V8's heap) and never change once
+ * handed out. Why bytes rather than a string (decision 0135): a string per record lives in V8's young generation
+ * while the body is read, and every scavenge during the upload copies it once or twice; bytes outside the heap are
+ * never copied, so the scavenges that pause other clients' requests are shorter.
+ */
+export interface DeferredBytes {
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+  readonly decode: (text: string) => FieldValue;
+}
+
+/** The source text of a deferred value, whichever form the parser kept it in. */
+export function deferredText(deferred: DeferredValue | DeferredBytes): string {
+  return 'text' in deferred ? deferred.text : deferred.bytes.toString('utf8', deferred.start, deferred.end);
+}
+
+/**
  * A record of a large body whose value is decoded on first read (decision 0125). While a large body is read, its
  * records live until the batch is answered; as value trees they are most of the heap's objects, and every
  * garbage collection during the upload copies or marks them, pausing the other clients' requests. Kept as one
@@ -32,14 +52,25 @@ export interface DeferredValue {
  * Made by the origin only, for bodies past the whole-body size of formats that can defer (JSON, delimited).
  */
 export class DeferredRecord extends DataRecord {
-  /** The source text while {@link DeferredRecord.isDeferred}, then the value (one field: records are many). */
+  /**
+   * While {@link DeferredRecord.isDeferred}: the source text, or the bytes holding it (`#end` ≥ 0); then the value
+   * (one field for both: records are many).
+   */
   #value: FieldValue;
   /** Decodes the source text; `undefined` once the value was decoded or assigned. */
   #decode: ((text: string) => FieldValue) | undefined;
+  /** Where the source text lies in the bytes of `#value`; `#end` is -1 when `#value` is the text itself. */
+  #start = 0;
+  #end = -1;
 
-  constructor(deferred: DeferredValue) {
+  constructor(deferred: DeferredValue | DeferredBytes) {
     super(null, DEFERRED_VALUE_INIT);
-    this.#value = deferred.text;
+    if ('text' in deferred) this.#value = deferred.text;
+    else {
+      this.#value = deferred.bytes;
+      this.#start = deferred.start;
+      this.#end = deferred.end;
+    }
     this.#decode = deferred.decode;
   }
 
@@ -54,7 +85,7 @@ export class DeferredRecord extends DataRecord {
    */
   peekValue(): FieldValue {
     const decode = this.#decode;
-    return decode === undefined ? this.#value : decode(this.#value as string);
+    return decode === undefined ? this.#value : decode(sourceText(this.#value, this.#start, this.#end));
   }
 
   static {
@@ -63,19 +94,29 @@ export class DeferredRecord extends DataRecord {
       get(this: DeferredRecord): FieldValue {
         const decode = this.#decode;
         if (decode !== undefined) {
-          this.#value = decode(this.#value as string);
+          this.#value = decode(sourceText(this.#value, this.#start, this.#end));
           this.#decode = undefined;
+          this.#end = -1;
         }
         return this.#value;
       },
       set(this: DeferredRecord, value: FieldValue): void {
         this.#value = value;
         this.#decode = undefined;
+        this.#end = -1;
       },
       enumerable: true,
       configurable: false,
     });
   }
+}
+
+/**
+ * The source text of a value still deferred, from a {@link DeferredRecord}'s fields. A function, not a private
+ * method: a class with private methods gives each instance a hidden brand field (decision 0135).
+ */
+function sourceText(value: FieldValue, start: number, end: number): string {
+  return end < 0 ? (value as string) : (value as Buffer).toString('utf8', start, end);
 }
 
 /** The value a renderer writes for `record`: a deferred value is decoded for the write and not kept. */
@@ -88,7 +129,7 @@ export function valueToWrite(record: DataRecord): FieldValue {
  * `requestRecord` of the same arguments has. Not part of the package's API.
  */
 export function deferredRequestRecord(
-  deferred: DeferredValue,
+  deferred: DeferredValue | DeferredBytes,
   source: RequestRecordSource,
   index: number,
   attributes?: HeaderAttributes,

@@ -489,6 +489,69 @@ describe('readBody onRawChunk', () => {
   });
 });
 
+// Decisions 0090 and 0136: from a body's second chunk on, readBody hands its consumer at most 16 KiB at a time and
+// pauses the stream once a turn's work took 1 ms, holding what is left of a chunk for the next turn. The consumer
+// here spins past the budget on purpose, so that every slice ends a turn; what is checked is what it receives.
+describe('readBody of a large body, in turns', () => {
+  const spin = (ms: number): void => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  function readSlowly(
+    chunks: Buffer[],
+    headers: Record<string, string>,
+    options: { failAt?: number } = {},
+  ): Promise<{ received: Buffer[]; bytes: number; error: unknown }> {
+    const body = Object.assign(Readable.from(chunks), { headers }) as RequestBodyStream;
+    const received: Buffer[] = [];
+    let seen = 0;
+    return new Promise((resolve) => {
+      readBody(
+        body,
+        { maxRequestBytes: 10_000_000 },
+        (chunk) => {
+          seen += chunk.length;
+          if (options.failAt !== undefined && seen > options.failAt) throw new Error('consumer failed');
+          received.push(Buffer.from(chunk));
+          spin(1.2);
+        },
+        (error, bytes) => resolve({ received, bytes, error }),
+      );
+    });
+  }
+
+  it.each([
+    ['identity', {}, (b: Buffer) => b],
+    ['gzip', { 'content-encoding': 'gzip' }, (b: Buffer) => gzipSync(b)],
+  ])(
+    'gives a %s body whole and in order, in slices of at most 16 KiB after the first chunk',
+    async (_, headers, encode) => {
+      const text = randomBytes(300_000);
+      const sent = encode(text);
+      const cut = [1000, 65_536 + 1000, 65_536 * 2 + 1000, 65_536 * 3 + 1000].filter(
+        (at) => at < sent.length,
+      );
+      const chunks = [0, ...cut].map((from, i) => sent.subarray(from, cut[i] ?? sent.length));
+      const { received, bytes, error } = await readSlowly(chunks, headers);
+      expect(error).toBeUndefined();
+      expect(bytes).toBe(text.length);
+      expect(Buffer.concat(received).equals(text)).toBe(true);
+      expect(Math.max(...received.slice(1).map((chunk) => chunk.length))).toBeLessThanOrEqual(16 * 1024);
+    },
+  );
+
+  it('ends the read with what the consumer throws in a later turn, and takes nothing after it', async () => {
+    const text = randomBytes(200_000);
+    const chunks = [text.subarray(0, 1000), text.subarray(1000, 100_000), text.subarray(100_000)];
+    const { received, error } = await readSlowly(chunks, {}, { failAt: 60_000 });
+    expect((error as Error).message).toBe('consumer failed');
+    const taken = Buffer.concat(received);
+    expect(taken.length).toBeLessThanOrEqual(60_000);
+    expect(taken.equals(text.subarray(0, taken.length))).toBe(true);
+  });
+});
+
 describe('declaredLengthTooLarge and bodyTooLargeError', () => {
   it('compares Content-Length with the limit, exactly the limit being allowed', () => {
     expect(declaredLengthTooLarge({ 'content-length': '100' }, 100)).toBe(false);

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { DataRecord } from '../../src/record/data-record';
-import { DeferredRecord, deferredRequestRecord, valueToWrite } from '../../src/record/deferred-record';
+import {
+  DeferredRecord,
+  deferredRequestRecord,
+  deferredText,
+  valueToWrite,
+} from '../../src/record/deferred-record';
 import { requestRecord } from '../../src/record/data-record';
 import type { ParseResult } from '../../src/formats/data-format';
 import { loadFixtureCases, parserFor, type FixtureCase } from '../formats/fixture-cases';
@@ -29,7 +34,7 @@ function deferredParse(
         if (record.deferred === undefined) return record;
         deferred++;
         expect(record.value).toBeNull();
-        return { value: record.deferred.decode(record.deferred.text) };
+        return { value: record.deferred.decode(deferredText(record.deferred)) };
       }),
       failures: results.flatMap((r) => r.failures),
     },
@@ -76,7 +81,20 @@ describe('a parser asked to defer values gives the records and failures it gives
   });
 });
 
-describe('DeferredRecord', () => {
+const TEXT = '{"a":1,"b":{"c":"x"}}';
+/** The text as a parser keeps it: a string, or its UTF-8 inside bytes shared with other records (decision 0135). */
+const FORMS = [
+  { form: 'a string', deferred: (decode: (text: string) => unknown) => ({ text: TEXT, decode }) },
+  {
+    form: 'bytes in an arena block',
+    deferred: (decode: (text: string) => unknown) => {
+      const bytes = Buffer.from(`xx${TEXT}yyy`);
+      return { bytes, start: 2, end: 2 + TEXT.length, decode };
+    },
+  },
+];
+
+describe.each(FORMS)('DeferredRecord, its text kept as $form', ({ deferred }) => {
   const source = { requestId: 'req-1', baseAttributes: Object.freeze({ method: 'POST' }) };
   let decodes = 0;
   const decode = (text: string): { a: number; b: { c: string } } => {
@@ -84,7 +102,9 @@ describe('DeferredRecord', () => {
     return JSON.parse(text) as { a: number; b: { c: string } };
   };
   const make = (): DataRecord =>
-    deferredRequestRecord({ text: '{"a":1,"b":{"c":"x"}}', decode }, source, 7, { extra: 'y' });
+    deferredRequestRecord(deferred(decode) as Parameters<typeof deferredRequestRecord>[0], source, 7, {
+      extra: 'y',
+    });
 
   beforeEach(() => {
     decodes = 0;

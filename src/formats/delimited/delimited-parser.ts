@@ -3,6 +3,7 @@ import type { FieldValue } from '../../record/field';
 import { ListMapShape, listMapShapeOf } from '../../record/list-map';
 import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-format';
 import { failure } from '../failure';
+import { TextArena } from '../text-arena';
 import { TextInput } from '../text-input';
 import { dialectOf } from './delimited-dialect';
 import type { DelimitedFormatConfig } from './delimited-options';
@@ -100,6 +101,17 @@ class OneRow implements RowSink {
   }
 }
 
+/**
+ * Copies of `columns` that share no characters with the text they were read from. A substring of 13 or more
+ * characters is a view of its parent string in V8; `JSON.parse(JSON.stringify(s))` is a fresh string equal to `s`
+ * for every string, lone surrogates included.
+ */
+function detached(columns: readonly (string | null)[]): (string | null)[] {
+  return columns.map((column) =>
+    column === null || column.length < 13 ? column : (JSON.parse(JSON.stringify(column)) as string),
+  );
+}
+
 function sameColumns(a: readonly (string | null)[] | undefined, b: readonly (string | null)[]): boolean {
   if (a === undefined || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -122,7 +134,8 @@ class RecordBuilder implements RowSink {
   #failures: ParseFailure[] = [];
   /** The dialect of one row alone (no lines to skip): what a deferred row's text is read with again. */
   readonly #rowDialect: TokenizerSettings;
-  #deferring = false;
+  /** Set while rows are deferred: their texts are copied out of the heap (decision 0135). */
+  #texts: TextArena | undefined;
 
   constructor(config: DelimitedFormatConfig, dialect: TokenizerSettings) {
     this.#config = config;
@@ -131,7 +144,7 @@ class RecordBuilder implements RowSink {
   }
 
   defer(): void {
-    this.#deferring = true;
+    this.#texts ??= new TextArena();
   }
 
   row(columns: (string | null)[], position: () => RowPosition, rawText: () => string | undefined): void {
@@ -159,15 +172,19 @@ class RecordBuilder implements RowSink {
       );
       return;
     }
-    const text = this.#deferring ? rawText() : undefined;
+    const texts = this.#texts;
+    const text = texts === undefined ? undefined : rawText();
     // A row is deferred only when its text, read alone, gives exactly its columns again (it does unless the
     // dialect reads the row differently out of context, e.g. an empty line): the value made on first read is then
     // the one made now. Reading the row twice costs time, but only short-lived garbage.
     if (text !== undefined && sameColumns(this.#columnsOf(text), columns)) {
-      this.#records.push({ value: null, deferred: { text, decode: this.#decodeRow } });
+      this.#records.push({ value: null, deferred: texts!.write(text, this.#decodeRow) });
       return;
     }
-    this.#records.push({ value: this.#value(columns, headers) });
+    // A large body's row made at once (one cut by a piece boundary, about one per 16 KiB) gets columns of its own:
+    // V8 makes a longer substring a view that keeps the whole decoded piece alive, and those pieces would then
+    // live as long as the batch, as much heap again as the deferred rows' records (decision 0135).
+    this.#records.push({ value: this.#value(texts === undefined ? columns : detached(columns), headers) });
   }
 
   /** The columns of one row's raw text read alone; `undefined` unless it is exactly one good row. */

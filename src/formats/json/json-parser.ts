@@ -3,6 +3,7 @@ import type { ParsedRecord, ParseFailure, ParseResult, Parser } from '../data-fo
 import { failure } from '../failure';
 import { decodeJsonExact, findJsonSyntaxError, JsonSyntaxError } from './exact-json-decoder';
 import { JsonFramer, type JsonContent, type JsonFrameSink } from './json-framer';
+import { TextArena } from '../text-arena';
 import { TextInput } from '../text-input';
 
 /** The options a {@link JsonParser} needs: the JSON format's config with defaults applied. */
@@ -50,7 +51,7 @@ export class JsonParser implements Parser {
 
   /** From now on, a value is kept as its text, checked now and decoded on first read (decision 0125). */
   deferValues(): void {
-    this.#sink.deferring = true;
+    this.#sink.defer();
   }
 
   /**
@@ -114,7 +115,9 @@ function wholeBodyRecords(
   passThrough: boolean,
 ): ParsedRecord[] | undefined {
   if (!passThrough || bytes.length > options.maxObjectLengthChars) return undefined;
-  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // A body's bytes are the socket's own Buffer nearly always: decoded as they are (UTF-8 is toString's default).
+  const buffer = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let text = buffer.toString();
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   let value: FieldValue;
   try {
@@ -182,8 +185,15 @@ function isBeyondDouble(value: unknown): boolean {
 class RecordSink implements JsonFrameSink {
   #records: ParsedRecord[] = [];
   #failures: ParseFailure[] = [];
-  /** Values are kept as their text once decoded successfully (the decoded value is dropped at once). */
-  deferring = false;
+  /**
+   * Set while values are kept as their text once decoded successfully (the decoded value is dropped at once): the
+   * texts are copied out of the heap (decision 0135).
+   */
+  #texts: TextArena | undefined;
+
+  defer(): void {
+    this.#texts ??= new TextArena();
+  }
 
   value(
     bytes: Buffer,
@@ -204,8 +214,12 @@ class RecordSink implements JsonFrameSink {
       this.#failures.push(malformedValue(text, index, byteOffset, error));
       return;
     }
-    // Deferred, the value just decoded is garbage at once (cheap to collect); the text is what stays.
-    this.#records.push(this.deferring ? { value: null, deferred: { text, decode } } : { value });
+    // Deferred, the value just decoded is garbage at once (cheap to collect), and so is the text: its bytes are
+    // what stays, outside the heap.
+    const texts = this.#texts;
+    this.#records.push(
+      texts === undefined ? { value } : { value: null, deferred: texts.copy(bytes, start, end, decode) },
+    );
   }
 
   failure(failure: ParseFailure): void {
