@@ -449,7 +449,11 @@ function serveStream(
 function closeListener(watch: SessionWatch): (this: TimedStream) => void {
   return function closed(this: TimedStream): void {
     const times = this[STREAM_TIMES];
-    if (times !== undefined) watch.closed(times);
+    if (times === undefined) return;
+    // A closed stream may still be pointed at by a dead table of Node's in the old generation (the session's map of
+    // its streams, decision 0130): it should hold as little as possible.
+    this[STREAM_TIMES] = undefined;
+    watch.closed(times);
   };
 }
 
