@@ -3,7 +3,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'tests/fixtures/**', '.tmp/**', 'docs/api/**'] },
+  // .bench-before: another build's dist/ that a bench compares with (BENCH_BEFORE_DIST), gitignored.
+  {
+    ignores: [
+      'dist/**',
+      'coverage/**',
+      'node_modules/**',
+      'tests/fixtures/**',
+      '.tmp/**',
+      'docs/api/**',
+      '.bench-before/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -98,6 +98,7 @@ describe('StreamDeadlines: the deadlines of a port’s HTTP/2 streams, checked b
     expect(first!.next).toBe(last);
     expect(last!.prev).toBe(first);
     deadlines.clearAll();
-    for (const d of [first, last]) expect([d!.prev, d!.next, d!.listed]).toEqual([undefined, undefined, false]);
+    for (const d of [first, last])
+      expect([d!.prev, d!.next, d!.listed]).toEqual([undefined, undefined, false]);
   });
 });

@@ -116,7 +116,8 @@ function wholeBodyRecords(
 ): ParsedRecord[] | undefined {
   if (!passThrough || bytes.length > options.maxObjectLengthChars) return undefined;
   // A body's bytes are the socket's own Buffer nearly always: decoded as they are (UTF-8 is toString's default).
-  const buffer = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buffer =
+    bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let text = buffer.toString();
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   let value: FieldValue;
