@@ -767,8 +767,12 @@ class UnencodedBodyRead extends PacedRead {
     // The 'data' listener goes: when the answer is written, Node "dumps" a request it thinks nobody read (our body
     // came whole before the stream was asked for more), and its removeAllListeners('data') deletes the property from
     // the stream's listener table, which turns the table into a slow dictionary on every request; `off` only sets
-    // it to undefined. The other listeners stay: a later 'close' or 'error' finds the read settled.
+    // it to undefined. The other listeners stay: a later 'close' or 'error' finds no read, and does nothing.
     this.#source.off('data', onBodyData);
+    // Nor does the stream keep the read, and through its `done` the whole request, once the request is answered: a
+    // dead object of the old generation that still points at the stream (an HTTP/2 session's old stream table,
+    // decision 0130) would keep all of it alive through scavenges into the old generation.
+    this.#source[BODY_READ] = undefined;
     // A reset HTTP/2 stream ends its request as if complete (decision 0096).
     if (this.#body.complete === false || wasReset(this.#body)) {
       this.#done(new OriginError('ORIGIN_HTTP_BODY_ABORTED'), 0);

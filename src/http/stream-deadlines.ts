@@ -6,26 +6,26 @@ const MAX_PERIOD_MS = 1000;
 const MIN_PERIOD_MS = 10;
 
 /**
- * One deadline of one stream: the place it takes in a {@link StreamDeadlines} list while set. A stream has one
- * of these per kind of deadline (its request, its answer), made with the stream and kept by whoever sets and clears
- * it; each is used with one `StreamDeadlines` only.
+ * One deadline of one stream (or session): the place it takes in a {@link StreamDeadlines} list while set. A
+ * stream has one of these per kind of deadline (its request, its answer), made with the stream and kept by whoever
+ * sets and clears it; each is used with one `StreamDeadlines` only.
  */
-export class Deadline {
-  readonly stream: Http2Stream;
+export class Deadline<T extends object = Http2Stream> {
+  readonly stream: T;
   /** `performance.now()` when it passes; meaningful while listed. */
   at = 0;
   timeoutMs = 0;
   listed = false;
-  prev: Deadline | undefined = undefined;
-  next: Deadline | undefined = undefined;
+  prev: Deadline<T> | undefined = undefined;
+  next: Deadline<T> | undefined = undefined;
 
-  constructor(stream: Http2Stream) {
+  constructor(stream: T) {
     this.stream = stream;
   }
 }
 
 /**
- * Deadlines of the HTTP/2 streams of one port, all looked at by one timer, instead of a timer of each stream's
+ * Deadlines of the HTTP/2 streams of one port (or of its sessions: `T`), all looked at by one timer, instead of a timer of each stream's
  * own (`stream.setTimeout`, which binds a function, starts a timer and adds a listener per call, and is called
  * again to lift it: a few percent of the server's CPU time on a small request, measured). A deadline is noticed
  * within a quarter of its timeout (at most {@link MAX_PERIOD_MS}) after it passed; the timer runs only while a
@@ -39,20 +39,20 @@ export class Deadline {
  * times as long, a third more CPU per HTTP/2 request (measured, Node 20). A deadline taken out of the list is
  * unlinked both ways, so nothing the list dropped points at anything younger.
  */
-export class StreamDeadlines {
-  #head: Deadline | undefined = undefined;
-  #tail: Deadline | undefined = undefined;
-  readonly #expire: (stream: Http2Stream, timeoutMs: number) => void;
+export class StreamDeadlines<T extends object = Http2Stream> {
+  #head: Deadline<T> | undefined = undefined;
+  #tail: Deadline<T> | undefined = undefined;
+  readonly #expire: (stream: T, timeoutMs: number) => void;
   #periodMs = MAX_PERIOD_MS;
   #timer: NodeJS.Timeout | undefined;
 
   /** `expire` is called with a stream whose deadline passed (and the timeout it was set with), once. */
-  constructor(expire: (stream: Http2Stream, timeoutMs: number) => void) {
+  constructor(expire: (stream: T, timeoutMs: number) => void) {
     this.#expire = expire;
   }
 
   /** Gives `deadline`'s stream a deadline `timeoutMs` from now, in place of the one it had. */
-  set(deadline: Deadline, timeoutMs: number): void {
+  set(deadline: Deadline<T>, timeoutMs: number): void {
     if (deadline.listed) this.#unlink(deadline);
     deadline.at = performance.now() + timeoutMs;
     deadline.timeoutMs = timeoutMs;
@@ -65,7 +65,7 @@ export class StreamDeadlines {
   }
 
   /** Takes `deadline` away (nothing if it is not set). */
-  clear(deadline: Deadline): void {
+  clear(deadline: Deadline<T>): void {
     if (deadline.listed) this.#unlink(deadline);
   }
 
@@ -79,7 +79,7 @@ export class StreamDeadlines {
    * Puts `deadline` in its place by `at`, looking from the end: a port's deadlines of one kind share their
    * timeout, so a new one goes last, in one step.
    */
-  #insert(deadline: Deadline): void {
+  #insert(deadline: Deadline<T>): void {
     let before = this.#tail;
     while (before !== undefined && before.at > deadline.at) before = before.prev;
     const after = before === undefined ? this.#head : before.next;
@@ -92,7 +92,7 @@ export class StreamDeadlines {
     deadline.listed = true;
   }
 
-  #unlink(deadline: Deadline): void {
+  #unlink(deadline: Deadline<T>): void {
     const { prev, next } = deadline;
     if (prev === undefined) this.#head = next;
     else prev.next = next;

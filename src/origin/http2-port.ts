@@ -242,10 +242,13 @@ function watchSessions(
   const maxResets = Math.max(MIN_RESETS_PER_SECOND, 2 * options.maxConcurrentStreams);
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
-    session.once('close', () => sessions.delete(session));
     // A session error (a flood nghttp2 detected, a protocol error) ends that session only.
     session.on('error', ignore);
-    const watch = new SessionWatch(session, maxResets, deadlines);
+    const watch = new SessionWatch(session, maxResets, deadlines, options.idleTimeoutMs);
+    session.once('close', () => {
+      sessions.delete(session);
+      watch.ended();
+    });
     // Node's proxy of the connection, made once per session: what a request reads of its socket (at once: the
     // proxy throws once the session is destroyed).
     const socket: Socket = session.socket;
@@ -261,13 +264,6 @@ function watchSessions(
         if (!session.destroyed) serveStream(times, headers, rawHeaders, socket, deadlines, onRequest);
       },
     );
-    if (options.idleTimeoutMs > 0) {
-      // The session's timer restarts with every frame. A session that was silent that long with no stream open
-      // gets GOAWAY and closes; one with a stream open (a pipeline still working) is left for the next round.
-      session.setTimeout(options.idleTimeoutMs, () => {
-        if (watch.openStreams === 0) session.close();
-      });
-    }
   });
   // A TLS handshake that fails, or a client that sends garbage in place of a preface, concerns that client only.
   server.on('sessionError', ignore);
@@ -294,6 +290,10 @@ class PortDeadlines {
     if (!stream.readableEnded) stream.close(constants.NGHTTP2_CANCEL);
   });
   readonly unreadAnswers = new StreamDeadlines(watchUnreadAnswer);
+  /** A session without a stream open since its deadline gets GOAWAY and closes (decision 0131). */
+  readonly idleSessions = new StreamDeadlines<Http2Session>((session) => {
+    if (!session.closed && !session.destroyed) session.close();
+  });
 
   /** A stream closed: it has no deadline any more. */
   closed(times: StreamTimes): void {
@@ -304,6 +304,7 @@ class PortDeadlines {
   clearAll(): void {
     this.requests.clearAll();
     this.unreadAnswers.clearAll();
+    this.idleSessions.clearAll();
   }
 }
 
@@ -335,27 +336,48 @@ class StreamTimes {
   }
 }
 
-/** One session's open streams, and its streams that ended in a reset within the current second. */
+/**
+ * One session's open streams, its idle time, and its streams that ended in a reset within the current second.
+ *
+ * A session with no stream open for `idleTimeoutMs` (`http.keepAliveTimeoutMs`) gets GOAWAY and closes: its
+ * deadline is set when it opens and whenever its last open stream closes, and cleared when a stream opens, in the
+ * port's list (decision 0131). Node's own session timer (`session.setTimeout`) would be restarted by every frame
+ * read or written, several times per request, and would let a client that only pings hold its connection.
+ */
 class SessionWatch {
   readonly #session: Http2Session;
   readonly #maxResets: number;
   readonly #deadlines: PortDeadlines;
-  openStreams = 0;
+  readonly #idle: Deadline<Http2Session>;
+  readonly #idleTimeoutMs: number;
+  #openStreams = 0;
   #resetsSince = 0;
   #resets = 0;
 
   /** The 'close' listener of every stream of the session: one function per session, not a closure per stream. */
   readonly #closed = closeListener(this);
 
-  constructor(session: Http2Session, maxResets: number, deadlines: PortDeadlines) {
+  constructor(session: Http2Session, maxResets: number, deadlines: PortDeadlines, idleTimeoutMs: number) {
     this.#session = session;
     this.#maxResets = maxResets;
     this.#deadlines = deadlines;
+    this.#idle = new Deadline(session);
+    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#idleFromNow();
+  }
+
+  /** The session closed: it has no idle deadline any more. */
+  ended(): void {
+    this.#deadlines.idleSessions.clear(this.#idle);
+  }
+
+  #idleFromNow(): void {
+    if (this.#idleTimeoutMs > 0) this.#deadlines.idleSessions.set(this.#idle, this.#idleTimeoutMs);
   }
 
   /** A stream of the session closed: no longer open, its deadlines gone, and counted if it ended in a reset. */
   closed(times: StreamTimes): void {
-    this.openStreams--;
+    if (--this.#openStreams === 0) this.#idleFromNow();
     this.#deadlines.closed(times);
     if (times.stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
   }
@@ -368,7 +390,7 @@ class SessionWatch {
       if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) this.#reset();
       return;
     }
-    this.openStreams++;
+    if (this.#openStreams++ === 0) this.#deadlines.idleSessions.clear(this.#idle);
     // 'close' comes once: `on` spares the wrapper `once` makes.
     stream.on('close', this.#closed);
     // Bounds a request whose body stalls; lifted once the body is complete. The pace of a body being read and
@@ -427,7 +449,11 @@ function serveStream(
 function closeListener(watch: SessionWatch): (this: TimedStream) => void {
   return function closed(this: TimedStream): void {
     const times = this[STREAM_TIMES];
-    if (times !== undefined) watch.closed(times);
+    if (times === undefined) return;
+    // A closed stream may still be pointed at by a dead table of Node's in the old generation (the session's map of
+    // its streams, decision 0130): it should hold as little as possible.
+    this[STREAM_TIMES] = undefined;
+    watch.closed(times);
   };
 }
 

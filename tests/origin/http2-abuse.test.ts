@@ -247,4 +247,36 @@ describe('HTTP/2 abuses are bounded', () => {
     expect(origin.metrics().rejectedByReason).toMatchObject({ ORIGIN_HTTP_BODY_ABORTED: 1 });
     await normalRequest(h2, 1);
   });
+
+  it('a session with no stream open for keepAliveTimeoutMs gets GOAWAY, pings or not; a stream in progress keeps it', async () => {
+    const keepAliveTimeoutMs = 300;
+    const { url } = await startH2({ http: { keepAliveTimeoutMs, bodyReadTimeoutMs: 0 } });
+    const goaways: string[] = [];
+    // Pings and opens no stream: frames alone do not keep a session.
+    const pinging = await session(loopback(url));
+    pinging.on('goaway', () => goaways.push('pinging'));
+    const pinger = setInterval(() => {
+      if (!pinging.closed && !pinging.destroyed) pinging.ping(() => undefined);
+    }, 50);
+    cleanups.push(() => clearInterval(pinger));
+    // A request whose body is still coming long after the others' GOAWAY.
+    const busy = await session(loopback(url));
+    busy.on('goaway', () => goaways.push('busy'));
+    const stream = busy.request({ ':method': 'POST', ':path': '/' });
+    const status = new Promise<number>((resolve) => {
+      stream.on('response', (headers) => resolve(Number(headers[':status'])));
+      stream.on('error', () => resolve(0));
+    });
+    stream.resume();
+    stream.write('{"slow":');
+    await waitFor(() => goaways.includes('pinging'));
+    await waitFor(() => pinging.closed || pinging.destroyed);
+    await new Promise((resolve) => setTimeout(resolve, 3 * keepAliveTimeoutMs));
+    // (Node's graceful close sends GOAWAY twice: on close() and when the session ends.)
+    expect(goaways).not.toContain('busy');
+    stream.end('1}');
+    expect(await status).toBe(200);
+    // Its last stream closed, the busy session is idle in turn.
+    await waitFor(() => goaways.includes('busy'));
+  });
 });
