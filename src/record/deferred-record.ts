@@ -28,9 +28,13 @@ export interface DeferredValue {
  * never copied, so the scavenges that pause other clients' requests are shorter.
  */
 export interface DeferredBytes {
+  /** Holds the text's UTF-8 from `start` to `end`; never changed once handed out. */
   readonly bytes: Buffer;
+  /** Where the text begins in `bytes`. */
   readonly start: number;
+  /** Where the text ends in `bytes` (exclusive). */
   readonly end: number;
+  /** Makes the value from the text: the same value each call, shared by the records of one parser. */
   readonly decode: (text: string) => FieldValue;
 }
 
