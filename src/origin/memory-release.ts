@@ -12,14 +12,6 @@ export function collectGarbageSoon(): void {
 
 function ignore(): void {}
 
-/**
- * How long after the last large request left the first collection runs, if no large body came meanwhile (decision
- * 0137): a client that uploads large bodies back to back sends the next one within milliseconds of an answer, and
- * a full collection between every two of them paused the other clients' requests (6–10 ms, plus marking steps of up
- * to 14 ms on a 60 MB heap) while freeing memory the next upload would have reused.
- */
-export const FIRST_COLLECTION_DELAY_MS = 1000;
-
 /** How long after the first collection the second one runs, if no large body came meanwhile. */
 export const SECOND_COLLECTION_DELAY_MS = 3000;
 
@@ -28,9 +20,8 @@ export const SECOND_COLLECTION_DELAY_MS = 3000;
  * garbage only when a collection runs, and runs one only when the program allocates: an origin that goes idle
  * after a 100 MB body keeps the body's records (hundreds of MB) resident, garbage, until traffic makes the heap
  * grow again. So each request whose body passes `thresholdBytes` {@link enter}s while it is read and
- * {@link leave}s once answered; when the last one leaves, one collection is asked for
- * {@link FIRST_COLLECTION_DELAY_MS} later (it frees the records), and a second one {@link SECOND_COLLECTION_DELAY_MS}
- * after that (V8 shrinks the young generation, grown
+ * {@link leave}s once answered; when the last one leaves, one collection is asked for on the next turn (it frees
+ * the records), and a second one {@link SECOND_COLLECTION_DELAY_MS} later (V8 shrinks the young generation, grown
  * while the body was parsed, only in a collection that runs while the program allocates little). Neither runs if
  * a large body entered meanwhile: its live records would make a collection long.
  */
@@ -59,12 +50,11 @@ export class MemoryRelease {
     this.#large--;
     if (this.#large > 0) return;
     const generation = ++this.#generation;
-    // Not at once: another large body may follow (decision 0137). By then the answer is written, and the request's
-    // last references are gone.
-    setTimeout(() => {
+    // The next turn: the answer is written first, and the request's last references are gone.
+    setImmediate(() => {
       if (!this.#collectIfIdle(generation)) return;
       setTimeout(() => this.#collectIfIdle(generation), SECOND_COLLECTION_DELAY_MS).unref();
-    }, FIRST_COLLECTION_DELAY_MS).unref();
+    });
   }
 
   /** Collects unless a large body entered, or the last one left again, since `generation`; says whether it did. */

@@ -28,9 +28,9 @@ export interface DeferredValue {
  * never copied, so the scavenges that pause other clients' requests are shorter.
  */
 export interface DeferredBytes {
-  /** The block that holds the text (and other records' texts). */
+  /** Holds the text's UTF-8 from `start` to `end`; never changed once handed out. */
   readonly bytes: Buffer;
-  /** Where the text starts in `bytes`. */
+  /** Where the text begins in `bytes`. */
   readonly start: number;
   /** Where the text ends in `bytes` (exclusive). */
   readonly end: number;

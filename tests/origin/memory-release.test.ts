@@ -1,9 +1,5 @@
 import { request } from 'undici';
-import {
-  FIRST_COLLECTION_DELAY_MS,
-  MemoryRelease,
-  SECOND_COLLECTION_DELAY_MS,
-} from '../../src/origin/memory-release';
+import { MemoryRelease, SECOND_COLLECTION_DELAY_MS } from '../../src/origin/memory-release';
 import { startOrigin } from './origin-helpers';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -12,51 +8,36 @@ describe('MemoryRelease (decision 0091)', () => {
   beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
   afterEach(() => jest.useRealTimers());
 
-  it('collects a second after the last large request left, and once more a little later', () => {
+  it('collects on the turn after the last large request left, and once more a little later', async () => {
     const collect = jest.fn();
     const release = new MemoryRelease(32, collect);
     expect(release.thresholdBytes).toBe(32_000_000);
     release.enter();
     release.enter();
     release.leave();
-    jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS);
+    await nextTurn();
     // One is still in flight: its live records would make a collection long.
     expect(collect).not.toHaveBeenCalled();
     release.leave();
-    jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS - 1);
     expect(collect).not.toHaveBeenCalled();
-    jest.advanceTimersByTime(1);
+    await nextTurn();
     expect(collect).toHaveBeenCalledTimes(1);
     jest.advanceTimersByTime(SECOND_COLLECTION_DELAY_MS);
     expect(collect).toHaveBeenCalledTimes(2);
   });
 
-  it('does not collect between large bodies that come back to back (decision 0137)', () => {
-    const collect = jest.fn();
-    const release = new MemoryRelease(1, collect);
-    for (let i = 0; i < 5; i++) {
-      release.enter();
-      jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS);
-      release.leave();
-      jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS / 2);
-    }
-    expect(collect).not.toHaveBeenCalled();
-    jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS / 2);
-    expect(collect).toHaveBeenCalledTimes(1);
-  });
-
-  it('drops the second collection when a large body came meanwhile', () => {
+  it('drops the second collection when a large body came meanwhile', async () => {
     const collect = jest.fn();
     const release = new MemoryRelease(1, collect);
     release.enter();
     release.leave();
-    jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS);
+    await nextTurn();
     expect(collect).toHaveBeenCalledTimes(1);
     release.enter();
     jest.advanceTimersByTime(SECOND_COLLECTION_DELAY_MS);
     expect(collect).toHaveBeenCalledTimes(1);
     release.leave();
-    jest.advanceTimersByTime(FIRST_COLLECTION_DELAY_MS);
+    await nextTurn();
     expect(collect).toHaveBeenCalledTimes(2);
   });
 
@@ -82,8 +63,7 @@ describe('an origin with http.releaseMemoryAfterMb', () => {
       expect(answer.statusCode).toBe(200);
       await answer.body.dump();
       await nextTurn();
-      // The first collection waits a second for another large body (decision 0137).
-      await new Promise((resolve) => setTimeout(resolve, FIRST_COLLECTION_DELAY_MS + 100));
+      await nextTurn();
       return measure.mock.calls.length;
     } finally {
       measure.mockRestore();
@@ -91,13 +71,12 @@ describe('an origin with http.releaseMemoryAfterMb', () => {
     }
   }
 
+  it('asks V8 for a collection once a body over the threshold is answered', async () => {
+    expect(await askedAfter(1, 2_700_000)).toBe(1);
+  });
+
   it('does not for a body under it, nor when the release is off', async () => {
     expect(await askedAfter(4, 2_700_000)).toBe(0);
     expect(await askedAfter(0, 2_700_000)).toBe(0);
-  });
-
-  // Last: its origin's second collection comes 3 s after the first, and would count in a later test's window.
-  it('asks V8 for a collection once a body over the threshold is answered', async () => {
-    expect(await askedAfter(1, 2_700_000)).toBe(1);
   });
 });
