@@ -1,4 +1,5 @@
 import { OriginError } from '../errors/origin-error';
+import { LinkedList, type Linked } from './linked-list';
 
 /** How slowly a body may arrive (decision 0041). */
 export interface BodyPaceOptions {
@@ -13,14 +14,13 @@ export interface BodyPaceOptions {
  * The watch owns the other fields: when the read began as its clock tells (set by {@link BodyPaceWatch.watch}) and
  * the read's place in the list of watched reads.
  */
-export abstract class PacedRead {
+export abstract class PacedRead implements Linked<PacedRead> {
   /** The watch's clock when the read began to be watched (ms, `performance.now()` of the watch's last tick). */
   watchedSince = 0;
-  /** The neighbours in the watch's list while watched; `undefined` at the ends and while not watched. */
-  watchPrevious: PacedRead | undefined = undefined;
-  watchNext: PacedRead | undefined = undefined;
-  /** Whether the read is in a watch's list now. */
-  watched = false;
+  /** The read's links in the watch's list (see {@link LinkedList}); `listed` while watched. */
+  prev: PacedRead | undefined = undefined;
+  next: PacedRead | undefined = undefined;
+  listed = false;
 
   abstract readonly receivedBytes: number;
   /** Called once, from the watch's timer, when the body fell behind; the read must stop with `error`. */
@@ -44,8 +44,7 @@ export class BodyPaceWatch {
   readonly #timeoutMs: number;
   readonly #msPerByte: number;
   readonly #tickMs: number;
-  #first: PacedRead | undefined;
-  #count = 0;
+  readonly #reads = new LinkedList<PacedRead>();
   /** `performance.now()` at the last tick (or when the timer started): at most one tick behind the time. */
   #clock = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -58,7 +57,7 @@ export class BodyPaceWatch {
 
   /** Starts watching `read` until {@link BodyPaceWatch.unwatch} or its expiry. */
   watch(read: PacedRead): void {
-    if (read.watched) return;
+    if (read.listed) return;
     if (this.#timer === undefined) {
       this.#clock = performance.now();
       this.#timer = setInterval(() => this.#check(), this.#tickMs);
@@ -66,35 +65,22 @@ export class BodyPaceWatch {
       this.#timer.unref();
     }
     read.watchedSince = this.#clock;
-    read.watched = true;
-    const first = this.#first;
-    read.watchNext = first;
-    if (first !== undefined) first.watchPrevious = read;
-    this.#first = read;
-    this.#count++;
+    this.#reads.append(read);
   }
 
   unwatch(read: PacedRead): void {
     // The timer is stopped by its next tick when nothing is left to watch: stopping it here would cost requests
     // that come one after the other a setInterval and a clearInterval each.
-    if (!read.watched) return;
-    read.watched = false;
-    const { watchPrevious: previous, watchNext: next } = read;
-    if (previous === undefined) this.#first = next;
-    else previous.watchNext = next;
-    if (next !== undefined) next.watchPrevious = previous;
-    read.watchPrevious = undefined;
-    read.watchNext = undefined;
-    this.#count--;
+    this.#reads.remove(read);
   }
 
   /** The reads being watched now. */
   get watching(): number {
-    return this.#count;
+    return this.#reads.size;
   }
 
   #check(): void {
-    if (this.#count === 0) {
+    if (this.#reads.size === 0) {
       clearInterval(this.#timer);
       this.#timer = undefined;
       return;
@@ -105,7 +91,7 @@ export class BodyPaceWatch {
     const allowedMs = this.#timeoutMs + this.#tickMs;
     // Unwatched first, told after the walk: what an expiry does (ending its request) cannot touch the list mid-walk.
     const expired: { read: PacedRead; error: OriginError }[] = [];
-    for (let read = this.#first; read !== undefined; read = read.watchNext) {
+    for (let read = this.#reads.first; read !== undefined; read = read.next) {
       const elapsedMs = now - read.watchedSince;
       if (elapsedMs <= allowedMs + read.receivedBytes * this.#msPerByte) continue;
       const error = new OriginError('ORIGIN_HTTP_BODY_TIMEOUT', {

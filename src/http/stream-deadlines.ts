@@ -1,4 +1,5 @@
 import type { Http2Stream } from 'node:http2';
+import { LinkedList, type Linked } from './linked-list';
 
 /** The longest a deadline may pass unnoticed, in milliseconds. */
 const MAX_PERIOD_MS = 1000;
@@ -10,7 +11,7 @@ const MIN_PERIOD_MS = 10;
  * stream has one of these per kind of deadline (its request, its answer), made with the stream and kept by whoever
  * sets and clears it; each is used with one `StreamDeadlines` only.
  */
-export class Deadline<T extends object = Http2Stream> {
+export class Deadline<T extends object = Http2Stream> implements Linked<Deadline<T>> {
   readonly stream: T;
   /** `performance.now()` when it passes; meaningful while listed. */
   at = 0;
@@ -31,7 +32,7 @@ export class Deadline<T extends object = Http2Stream> {
  * within a quarter of its timeout (at most {@link MAX_PERIOD_MS}) after it passed; the timer runs only while a
  * deadline is set, and never keeps the process alive.
  *
- * The deadlines are a list ordered by when they pass, linked through the {@link Deadline}s themselves, not a `Map`
+ * The deadlines are a {@link LinkedList} ordered by when they pass, linked through the {@link Deadline}s, not a `Map`
  * keyed by stream (decision 0130). A port's map lives long, so its hash table ends up in the old generation; from
  * then on V8 makes each of its rehashed tables there too, and a table it replaced still holds the streams that were
  * in it. Those dead tables kept every stream that was open at a rehash, and all the stream's request, alive
@@ -40,8 +41,7 @@ export class Deadline<T extends object = Http2Stream> {
  * unlinked both ways, so nothing the list dropped points at anything younger.
  */
 export class StreamDeadlines<T extends object = Http2Stream> {
-  #head: Deadline<T> | undefined = undefined;
-  #tail: Deadline<T> | undefined = undefined;
+  readonly #list = new LinkedList<Deadline<T>>();
   readonly #expire: (stream: T, timeoutMs: number) => void;
   #periodMs = MAX_PERIOD_MS;
   #timer: NodeJS.Timeout | undefined;
@@ -53,7 +53,7 @@ export class StreamDeadlines<T extends object = Http2Stream> {
 
   /** Gives `deadline`'s stream a deadline `timeoutMs` from now, in place of the one it had. */
   set(deadline: Deadline<T>, timeoutMs: number): void {
-    if (deadline.listed) this.#unlink(deadline);
+    this.#list.remove(deadline);
     deadline.at = performance.now() + timeoutMs;
     deadline.timeoutMs = timeoutMs;
     this.#insert(deadline);
@@ -66,12 +66,13 @@ export class StreamDeadlines<T extends object = Http2Stream> {
 
   /** Takes `deadline` away (nothing if it is not set). */
   clear(deadline: Deadline<T>): void {
-    if (deadline.listed) this.#unlink(deadline);
+    this.#list.remove(deadline);
   }
 
   /** Takes every deadline away and stops the timer. */
   clearAll(): void {
-    while (this.#head !== undefined) this.#unlink(this.#head);
+    for (let first = this.#list.first; first !== undefined; first = this.#list.first)
+      this.#list.remove(first);
     this.#stop();
   }
 
@@ -80,37 +81,19 @@ export class StreamDeadlines<T extends object = Http2Stream> {
    * timeout, so a new one goes last, in one step.
    */
   #insert(deadline: Deadline<T>): void {
-    let before = this.#tail;
+    let before = this.#list.last;
     while (before !== undefined && before.at > deadline.at) before = before.prev;
-    const after = before === undefined ? this.#head : before.next;
-    deadline.prev = before;
-    deadline.next = after;
-    if (before === undefined) this.#head = deadline;
-    else before.next = deadline;
-    if (after === undefined) this.#tail = deadline;
-    else after.prev = deadline;
-    deadline.listed = true;
-  }
-
-  #unlink(deadline: Deadline<T>): void {
-    const { prev, next } = deadline;
-    if (prev === undefined) this.#head = next;
-    else prev.next = next;
-    if (next === undefined) this.#tail = prev;
-    else next.prev = prev;
-    deadline.prev = undefined;
-    deadline.next = undefined;
-    deadline.listed = false;
+    this.#list.insertAfter(deadline, before);
   }
 
   #check(): void {
     const now = performance.now();
     // In order of `at`: the first one still to come ends the round.
-    for (let first = this.#head; first !== undefined && first.at <= now; first = this.#head) {
-      this.#unlink(first);
+    for (let first = this.#list.first; first !== undefined && first.at <= now; first = this.#list.first) {
+      this.#list.remove(first);
       this.#expire(first.stream, first.timeoutMs);
     }
-    if (this.#head === undefined) this.#stop();
+    if (this.#list.size === 0) this.#stop();
   }
 
   #stop(): void {

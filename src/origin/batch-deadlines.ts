@@ -1,16 +1,13 @@
 import { OriginError } from '../errors/origin-error';
+import { LinkedList, type Linked } from '../http/linked-list';
 
 /** Gives up on a running batch: aborts its signal and answers its request with `reason`. */
 export type GiveUp = (reason: OriginError) => void;
 
 /** One running batch's clock, as {@link BatchDeadlines.add} returns it; hand it back to `delete`. */
-export interface BatchClock {
+export interface BatchClock extends Linked<BatchClock> {
   readonly giveUp: GiveUp;
   readonly deadline: number;
-  /** Neighbours in the list of running batches, oldest first; `undefined` at the ends and once removed. */
-  previous: BatchClock | undefined;
-  next: BatchClock | undefined;
-  running: boolean;
 }
 
 /**
@@ -21,16 +18,15 @@ export interface BatchClock {
  * `timeoutMs` and `timeoutMs` plus one sweep interval (a tenth of the timeout, between 5 ms and 1 s) after it
  * started. The timer does not keep the process alive.
  *
- * The clocks form a doubly linked list in start order: adding and removing one touches two neighbours and no
+ * The clocks form a {@link LinkedList} in start order: adding and removing one touches two neighbours and no
  * hash table (a `Map` keyed by batch cost more per request than everything else here), and since every batch
  * has the same timeout, start order is deadline order, so a sweep stops at the first clock still running.
  */
 export class BatchDeadlines {
   readonly #timeoutMs: number;
   readonly #sweepMs: number;
-  #oldest: BatchClock | undefined;
-  #newest: BatchClock | undefined;
-  #size = 0;
+  /** The running batches' clocks, oldest first. */
+  readonly #clocks = new LinkedList<BatchClock>();
   #timer: NodeJS.Timeout | undefined;
   #abandonedWith: OriginError | undefined;
 
@@ -41,7 +37,7 @@ export class BatchDeadlines {
 
   /** Batches running now. */
   get size(): number {
-    return this.#size;
+    return this.#clocks.size;
   }
 
   /** The reason of {@link BatchDeadlines.giveUpAll} once it was called (the origin was destroyed), else undefined. */
@@ -54,14 +50,11 @@ export class BatchDeadlines {
     const clock: BatchClock = {
       giveUp,
       deadline: performance.now() + this.#timeoutMs,
-      previous: this.#newest,
+      prev: undefined,
       next: undefined,
-      running: true,
+      listed: false,
     };
-    if (this.#newest === undefined) this.#oldest = clock;
-    else this.#newest.next = clock;
-    this.#newest = clock;
-    this.#size++;
+    this.#clocks.append(clock);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#sweep(), this.#sweepMs);
       this.#timer.unref();
@@ -71,16 +64,7 @@ export class BatchDeadlines {
 
   /** The batch is done (or was given up); its clock stops. Deleting a stopped clock does nothing. */
   delete(clock: BatchClock): void {
-    if (!clock.running) return;
-    clock.running = false;
-    const { previous, next } = clock;
-    if (previous === undefined) this.#oldest = next;
-    else previous.next = next;
-    if (next === undefined) this.#newest = previous;
-    else next.previous = previous;
-    clock.previous = undefined;
-    clock.next = undefined;
-    this.#size--;
+    this.#clocks.remove(clock);
   }
 
   /**
@@ -89,7 +73,7 @@ export class BatchDeadlines {
    */
   giveUpAll(reason: OriginError): void {
     this.#abandonedWith ??= reason;
-    for (let clock = this.#oldest; clock !== undefined; clock = this.#oldest) {
+    for (let clock = this.#clocks.first; clock !== undefined; clock = this.#clocks.first) {
       this.delete(clock);
       clock.giveUp(reason);
     }
@@ -104,7 +88,11 @@ export class BatchDeadlines {
 
   #sweep(): void {
     const now = performance.now();
-    for (let clock = this.#oldest; clock !== undefined && clock.deadline <= now; clock = this.#oldest) {
+    for (
+      let clock = this.#clocks.first;
+      clock !== undefined && clock.deadline <= now;
+      clock = this.#clocks.first
+    ) {
       this.delete(clock);
       clock.giveUp(new OriginError('ORIGIN_PIPELINE_TIMEOUT', { timeoutMs: this.#timeoutMs }));
     }
