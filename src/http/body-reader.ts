@@ -718,10 +718,11 @@ class UnencodedBodyRead extends PacedRead {
     const held = this.#held!;
     const turns = this.#turns!;
     turns.begin();
+    let spent = false;
     while (held.length > 0) {
       const chunk = held[0]!;
       let at = this.#heldAt;
-      while (at < chunk.length) {
+      while (at < chunk.length && !spent) {
         const end = Math.min(chunk.length, at + TURN_SLICE_BYTES);
         try {
           this.#onChunk(at === 0 && end === chunk.length ? chunk : chunk.subarray(at, end));
@@ -730,14 +731,14 @@ class UnencodedBodyRead extends PacedRead {
           return false;
         }
         at = end;
-        if (turns.spent()) break;
+        spent = turns.spent();
       }
       if (at < chunk.length) this.#heldAt = at;
       else {
         held.shift();
         this.#heldAt = 0;
       }
-      if (turns.spent()) {
+      if (spent) {
         // The turn's work took its budget: the rest waits in the stream (which stops reading the socket once its
         // buffer is full), and in `held`, until other clients' I/O had its turn.
         this.#body.pause();
