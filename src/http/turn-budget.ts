@@ -8,11 +8,35 @@
 export const TURN_BUDGET_MS = 1;
 
 /**
+ * The shortest wait between a spent turn and the next while other requests are being served (decision 0137): Node's
+ * shortest timer. The wait is as long as the turn held the loop, garbage collection included, and never shorter
+ * than this, so that the loop has as much time for the other clients' I/O, and V8's helper threads for their
+ * collection work, as the large request had, on a server whose loop and helpers share one core.
+ */
+export const TURN_PAUSE_MS = 1;
+
+/**
+ * Requests begun in this process, by every origin in it: the event loop the turns share is the process's. A turn
+ * budget reads it at each turn's end to see whether other requests began since the last one (decision 0137).
+ */
+let requestsBegun = 0;
+
+/** Counts a request the origin began; called once per request, large or small. */
+export function noteRequestBegun(): void {
+  requestsBegun++;
+}
+
+/**
  * Bounds the work one request does per event-loop turn. A step calls {@link TurnBudget.begin} before each piece
  * of work and {@link TurnBudget.spent} after it; once the turn's pieces together took `budgetMs`, the step stops
  * and calls {@link TurnBudget.next}, whose callback runs in the event loop's check phase (`setImmediate`), after
  * the I/O callbacks of other sockets that were ready. A turn begins at the first `begin` after the previous turn
  * ended, and ends at that `setImmediate`, so a budget never spans two turns.
+ *
+ * When the turn that ended had spent its budget and other requests began since the previous turn's end, the next
+ * turn waits on a timer as long as the turn held the loop (at least {@link TURN_PAUSE_MS}) instead of the check
+ * phase: while others are served, a large request has at most about half the loop (decision 0137). With no one
+ * else about, turns follow each other at once.
  *
  * One object per large request (the origin makes one only once a body has more than one chunk): a small body never
  * pays for a clock reading or a `setImmediate`.
@@ -22,6 +46,10 @@ export class TurnBudget {
   /** `performance.now()` when this turn's first piece began; negative between turns. */
   #startedAt = -1;
   #waiting: (() => void) | undefined;
+  /** How long this turn's pieces held the loop, garbage collection included, once they spent its budget; else 0. */
+  #heldMs = 0;
+  /** {@link requestsBegun} when the previous turn ended (or this budget was made). */
+  #requestsSeen = requestsBegun;
 
   constructor(budgetMs: number = TURN_BUDGET_MS) {
     this.#budgetMs = budgetMs;
@@ -36,12 +64,17 @@ export class TurnBudget {
 
   /** Whether this turn's pieces took the whole budget: the caller should stop and wait for {@link next}. */
   spent(): boolean {
-    return this.#startedAt >= 0 && performance.now() - this.#startedAt >= this.#budgetMs;
+    if (this.#startedAt < 0) return false;
+    const heldMs = performance.now() - this.#startedAt;
+    if (heldMs < this.#budgetMs) return false;
+    this.#heldMs = heldMs;
+    return true;
   }
 
   /**
-   * Calls `resume` once this turn ends (in the check phase of the loop, after pending I/O). Replaces a callback
-   * given earlier in the same turn.
+   * Calls `resume` once this turn ends (in the check phase of the loop, after pending I/O), or after the pause that
+   * follows a spent turn while others are served (decision 0137). Replaces a callback given earlier in the same
+   * turn.
    */
   next(resume: () => void): void {
     this.#waiting = resume;
@@ -61,8 +94,14 @@ export class TurnBudget {
 
   readonly #endTurn = (): void => {
     this.#startedAt = -1;
+    const othersBegan = requestsBegun !== this.#requestsSeen;
+    this.#requestsSeen = requestsBegun;
+    const pauseMs = othersBegan && this.#heldMs > 0 ? Math.max(TURN_PAUSE_MS, Math.round(this.#heldMs)) : 0;
+    this.#heldMs = 0;
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    waiting?.();
+    if (waiting === undefined) return;
+    if (pauseMs > 0) setTimeout(waiting, pauseMs);
+    else waiting();
   };
 }

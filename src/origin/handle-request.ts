@@ -13,6 +13,7 @@ import {
 import { isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
 import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import { lingerOnClose } from '../http/lingering-close';
+import { noteRequestBegun } from '../http/turn-budget';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import {
@@ -204,6 +205,8 @@ class ServedRequest implements SlotWaiter {
   start(): void {
     const ctx = this.#ctx;
     ctx.inFlight.enter();
+    // A large request's turns leave room for this one and the others begun meanwhile (decision 0137).
+    noteRequestBegun();
     const info = this.#info;
     // A preflight is the browser asking about CORS, not a request for the pipeline: no `request` event.
     if (ctx.cors !== undefined && this.#preflighted(ctx.cors)) return;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { compressSync } from 'snappy';
 
 import { readBody, type RequestBodyStream } from '../../src/http/body-reader';
-import { TurnBudget } from '../../src/http/turn-budget';
+import { TURN_PAUSE_MS, TurnBudget, noteRequestBegun } from '../../src/http/turn-budget';
 import { jsonFormat } from '../../src/formats/json/json-format';
 import { resolveFormatConfig } from '../../src/formats/format-config';
 import { parseWhole } from '../../src/formats/parse-helpers';
@@ -139,5 +139,68 @@ describe('TurnBudget', () => {
     turns.cancel();
     await new Promise((resolve) => setImmediate(resolve));
     expect(resumed).toBe(false);
+  });
+
+  /**
+   * Runs one turn of `turns` (which `between` may mark as having begun requests), ends it, and says in which order
+   * the resumed callback and a marker `setImmediate` queued behind the turn's end ran, and how long after the
+   * marker the callback came.
+   */
+  async function resumeOrder(
+    turns: TurnBudget,
+    between: () => void,
+  ): Promise<{ order: string[]; afterMs: number }> {
+    turns.begin();
+    between();
+    const order: string[] = [];
+    let markerAt = 0;
+    const resumedAt = new Promise<number>((resolve) =>
+      turns.next(() => {
+        order.push('resumed');
+        resolve(performance.now());
+      }),
+    );
+    setImmediate(() => {
+      markerAt = performance.now();
+      order.push('check phase');
+    });
+    const at = await resumedAt;
+    await new Promise((resolve) => setImmediate(resolve));
+    return { order, afterMs: at - markerAt };
+  }
+
+  const spentTurn = (turns: TurnBudget, others: boolean) => () => {
+    expect(turns.spent()).toBe(true);
+    if (others) noteRequestBegun();
+  };
+
+  it('waits a timer before the next turn when its turn was spent and other requests began meanwhile (decision 0137)', async () => {
+    const turns = new TurnBudget(0);
+    const { order, afterMs } = await resumeOrder(turns, spentTurn(turns, true));
+    expect(order).toEqual(['check phase', 'resumed']);
+    // Node's timers may fire a little early against performance.now(); the check phase came first in any case.
+    expect(afterMs).toBeGreaterThanOrEqual(TURN_PAUSE_MS / 2);
+  });
+
+  it('goes on in the check phase when no other request began', async () => {
+    const turns = new TurnBudget(0);
+    const { order } = await resumeOrder(turns, spentTurn(turns, false));
+    expect(order).toEqual(['resumed', 'check phase']);
+  });
+
+  it('goes on in the check phase when its turn was not spent, even with other requests about', async () => {
+    const turns = new TurnBudget(60_000);
+    const { order } = await resumeOrder(turns, () => {
+      expect(turns.spent()).toBe(false);
+      noteRequestBegun();
+    });
+    expect(order).toEqual(['resumed', 'check phase']);
+  });
+
+  it('looks only at the requests begun since the previous turn ended', async () => {
+    const turns = new TurnBudget(0);
+    noteRequestBegun();
+    expect((await resumeOrder(turns, spentTurn(turns, false))).order).toEqual(['check phase', 'resumed']);
+    expect((await resumeOrder(turns, spentTurn(turns, false))).order).toEqual(['resumed', 'check phase']);
   });
 });
