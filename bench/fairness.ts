@@ -22,7 +22,6 @@ import {
   type BodyKind,
   type LargeBodyServer,
 } from './large-bodies';
-import { SECOND_COLLECTION_DELAY_MS } from '../src/origin/memory-release';
 import { printFairnessTrace, type RequestSpan, type ServerTrace } from './fairness-trace';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -107,13 +106,13 @@ async function measure(kind: BodyKind, pinned: boolean): Promise<Case> {
     env: TRACE ? { BENCH_FAIRNESS_TRACE: '1' } : {},
   });
   try {
-    // Warm-up: the one-record path and one large body, so that neither window pays for compiling code.
+    // Warm-up: the one-record path before the idle window, one large body before the loaded one, so that neither
+    // window pays for compiling code. The idle window comes first: after a large body, V8 goes on collecting for
+    // many seconds (the origin's release of decision 0091, then V8's own memory reducer), and a window measured
+    // then is not an idle server's.
     await smallRequests(server, small, 1);
-    await post(server.port, body);
-    // The idle window is an idle server's: the origin's release of memory after the warm-up's large body
-    // (decision 0091, a collection at once and one SECOND_COLLECTION_DELAY_MS later) is over before it opens.
-    await new Promise((resolve) => setTimeout(resolve, SECOND_COLLECTION_DELAY_MS + 500));
     const idle = await smallRequests(server, small, SECONDS);
+    await post(server.port, body);
     let uploading = true;
     let uploads = 0;
     let uploadErrors = 0;
