@@ -46,8 +46,8 @@ export class TurnBudget {
   /** `performance.now()` when this turn's first piece began; negative between turns. */
   #startedAt = -1;
   #waiting: (() => void) | undefined;
-  /** How long this turn's pieces held the loop, garbage collection included, once they spent its budget; else 0. */
-  #heldMs = 0;
+  /** How long this turn's pieces held the loop, garbage collection included, once they spent its budget. */
+  #spentAfterMs: number | undefined;
   /** {@link requestsBegun} when the previous turn ended (or this budget was made). */
   #requestsSeen = requestsBegun;
 
@@ -67,7 +67,7 @@ export class TurnBudget {
     if (this.#startedAt < 0) return false;
     const heldMs = performance.now() - this.#startedAt;
     if (heldMs < this.#budgetMs) return false;
-    this.#heldMs = heldMs;
+    this.#spentAfterMs = heldMs;
     return true;
   }
 
@@ -96,8 +96,10 @@ export class TurnBudget {
     this.#startedAt = -1;
     const othersBegan = requestsBegun !== this.#requestsSeen;
     this.#requestsSeen = requestsBegun;
-    const pauseMs = othersBegan && this.#heldMs > 0 ? Math.max(TURN_PAUSE_MS, Math.round(this.#heldMs)) : 0;
-    this.#heldMs = 0;
+    const spentAfterMs = this.#spentAfterMs;
+    this.#spentAfterMs = undefined;
+    const pauseMs =
+      othersBegan && spentAfterMs !== undefined ? Math.max(TURN_PAUSE_MS, Math.round(spentAfterMs)) : 0;
     const waiting = this.#waiting;
     this.#waiting = undefined;
     if (waiting === undefined) return;
