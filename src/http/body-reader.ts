@@ -79,7 +79,10 @@ function limitOf(options: BodyReadOptions): Limit {
   if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0) {
     throw new RangeError(`maxRequestBytes must be a non-negative integer, got ${maxRequestBytes}`);
   }
-  return { maxRequestBytes, limitMb: options.limitMb ?? maxRequestBytes / 1_000_000 };
+  // The origin's body plan gives both (nearly every read): the options are the limit then, with no object made per
+  // request.
+  if (options.limitMb !== undefined) return options as Limit;
+  return { maxRequestBytes, limitMb: maxRequestBytes / 1_000_000 };
 }
 
 /**
