@@ -181,8 +181,8 @@ async function load(kind: Kind, body: string, seconds = SECONDS): Promise<Measur
 
 /**
  * Pushes onto `times` the time of every 2xx answer of `run`, in milliseconds, as the load generator measured it.
- * autocannon's own percentiles come from a histogram of whole milliseconds: at the 2–5 ms of a saturated run one
- * step is 20–50%, coarser than the 1.25x the p99 target allows, so a saturated run's p99 is read from these. A
+ * autocannon's own percentiles come from a histogram of whole milliseconds: at the 3–6 ms of a saturated run one
+ * step is 17–33%, coarser than the 1.25x the p99 target allows, so a saturated run's p99 is read from these. A
  * run at an offered rate keeps autocannon's p99, which corrects for coordinated omission.
  */
 function recordAnswerTimes(run: autocannon.Instance, times: number[]): void {
@@ -191,7 +191,7 @@ function recordAnswerTimes(run: autocannon.Instance, times: number[]): void {
   });
 }
 
-/** The `p` quantile of `values` (nearest rank), or NaN when there are none. */
+/** The `p` quantile of `values` (nearest rank; sorts `values` in place), or NaN when there are none. */
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   values.sort((a, b) => a - b);
