@@ -49,6 +49,13 @@ export class LinkedList<N extends Linked<N>> {
     this.insertAfter(node, this.#last);
   }
 
+  /** Takes the first node out of the list and returns it; `undefined` when the list is empty. */
+  shift(): N | undefined {
+    const first = this.#first;
+    if (first !== undefined) this.remove(first);
+    return first;
+  }
+
   /** Takes `node` out of the list; false (and nothing done) when it is not listed. */
   remove(node: N): boolean {
     if (!node.listed) return false;

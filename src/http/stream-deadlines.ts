@@ -71,8 +71,7 @@ export class StreamDeadlines<T extends object = Http2Stream> {
 
   /** Takes every deadline away and stops the timer. */
   clearAll(): void {
-    for (let first = this.#list.first; first !== undefined; first = this.#list.first)
-      this.#list.remove(first);
+    while (this.#list.shift() !== undefined);
     this.#stop();
   }
 

@@ -73,8 +73,9 @@ export class BatchDeadlines {
    */
   giveUpAll(reason: OriginError): void {
     this.#abandonedWith ??= reason;
-    for (let clock = this.#clocks.first; clock !== undefined; clock = this.#clocks.first) {
-      this.delete(clock);
+    // Each clock leaves the list before its batch is told, and the list is read afresh after each: giving up on one
+    // batch may end others, which delete their clocks.
+    for (let clock = this.#clocks.shift(); clock !== undefined; clock = this.#clocks.shift()) {
       clock.giveUp(reason);
     }
     this.stop();

@@ -41,4 +41,17 @@ describe('LinkedList', () => {
     list.remove(nodes[3]!);
     expect([list.first, list.last, list.size]).toEqual([undefined, undefined, 0]);
   });
+
+  it('shifts its first node out, unlinked, until it is empty', () => {
+    const list = new LinkedList<Node>();
+    const [a, b] = [new Node('a'), new Node('b')];
+    list.append(a);
+    list.append(b);
+    expect(list.shift()).toBe(a);
+    expect([a.prev, a.next, a.listed]).toEqual([undefined, undefined, false]);
+    expect([list.first, list.last, list.size, b.prev]).toEqual([b, b, 1, undefined]);
+    expect(list.shift()).toBe(b);
+    expect(list.shift()).toBeUndefined();
+    expect([list.first, list.last, list.size]).toEqual([undefined, undefined, 0]);
+  });
 });
