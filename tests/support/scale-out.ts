@@ -23,6 +23,9 @@ export interface ScaleOutOptions {
   readonly clientAddress: string;
 }
 
+/** Transport errors of a request whose connection nginx closed before answering it (see the client below). */
+const CLOSED_BEFORE_ANSWER = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
+
 /** What one run measured. */
 export interface ScaleOutResult {
   readonly sent: number;
@@ -30,7 +33,12 @@ export interface ScaleOutResult {
   readonly statuses: Readonly<Record<string, number>>;
   /** Requests that got no answer at all (a transport error), even when sent again. */
   readonly transportErrors: number;
-  /** Requests sent again because nginx closed their keep-alive connection before answering (its reload). */
+  /** Those transport errors by their `code` (undici's, or the socket's errno). */
+  readonly transportErrorCodes: Readonly<Record<string, number>>;
+  /**
+   * Requests sent again because nginx closed their keep-alive connection before answering (its reload):
+   * "other side closed" or ECONNRESET.
+   */
   readonly clientRetries: number;
   /** 200 answers by the instance that served them (`X-Served-By`), before and after the drain began. */
   readonly servedBefore: Readonly<Record<string, number>>;
@@ -132,6 +140,7 @@ async function load(
   const servedAfter: Record<string, number> = {};
   const remoteHosts: Record<string, number> = {};
   let transportErrors = 0;
+  const transportErrorCodes: Record<string, number> = {};
   let clientRetries = 0;
   let answered = 0;
   let next = 1;
@@ -172,15 +181,18 @@ async function load(
         }
       } catch (error) {
         // nginx's reload closes idle keep-alive connections of its old workers; a request sent on one at that
-        // moment never reached nginx ("other side closed" before any answer). The client sends it again, as a
-        // client with idempotency keys would: were it a request processed once already, the duplicate count
-        // below would show it.
-        if ((error as { code?: string }).code === 'UND_ERR_SOCKET' && retried < 2) {
+        // moment never reached nginx. The client sees "other side closed" before any answer, or ECONNRESET when
+        // the request's bytes were already in nginx's socket buffer as it closed it (the kernel then resets the
+        // connection). The client sends it again, as a client with idempotency keys would: were it a request
+        // processed once already, the duplicate count below would show it.
+        if (CLOSED_BEFORE_ANSWER.has(String((error as { code?: string }).code)) && retried < 2) {
           clientRetries++;
           retried++;
           continue;
         }
         transportErrors++;
+        const code = String((error as { code?: string }).code ?? (error as Error).message);
+        transportErrorCodes[code] = (transportErrorCodes[code] ?? 0) + 1;
       }
       retried = 0;
       if (++answered === options.drainAfter) draining = drainA();
@@ -204,6 +216,7 @@ async function load(
     sent: options.requests,
     statuses,
     transportErrors,
+    transportErrorCodes,
     clientRetries,
     servedBefore,
     servedAfter,
@@ -232,7 +245,7 @@ export function describeScaleOut(result: ScaleOutResult): string {
   const rps = (result.sent / result.durationMs) * 1000;
   return [
     `numbered records sent:        ${result.sent} in ${result.durationMs.toFixed(0)} ms (${rps.toFixed(0)} req/s through nginx)`,
-    `answers by status:            ${JSON.stringify(result.statuses)}; transport errors: ${result.transportErrors}`,
+    `answers by status:            ${JSON.stringify(result.statuses)}; transport errors: ${result.transportErrors} ${JSON.stringify(result.transportErrorCodes)}`,
     `sent again (nginx closed the keep-alive connection on reload): ${result.clientRetries}`,
     `served before the drain:      ${JSON.stringify(result.servedBefore)}`,
     `served after it began:        ${JSON.stringify(result.servedAfter)}`,
