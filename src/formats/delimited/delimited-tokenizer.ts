@@ -163,9 +163,13 @@ export class DelimitedTokenizer {
     return held;
   }
 
-  /** Counts bytes that precede the text (a skipped byte order mark) into byte offsets. */
+  /**
+   * Counts bytes that precede the text (a skipped byte order mark) into byte offsets. The first record's offset
+   * may be fixed already: an empty first piece (or one the byte order mark check held back) carries it as 0.
+   */
   skipBytes(count: number): void {
     this.#byteBase += count;
+    if (this.#recByte >= 0) this.#recByte += count;
   }
 
   /**
@@ -398,10 +402,7 @@ export class DelimitedTokenizer {
       return i + this.#fdLen;
     }
     if (this.#s.trimSpaces && text.charCodeAt(i) === SPACE) return i + 1;
-    this.#problem ??= {
-      code: 'ORIGIN_DELIMITED_MALFORMED',
-      detail: `unexpected character '${text[i] ?? ''}' after a closing quote`,
-    };
+    this.#malformed(`unexpected character '${text[i] ?? ''}' after a closing quote`);
     // Read on to the end of the record so that the next one starts in the right place.
     this.#state = State.Unquoted;
     this.#runStart = i;
@@ -479,6 +480,18 @@ export class DelimitedTokenizer {
     this.#state = State.Start;
   }
 
+  /**
+   * A malformed record is reported as malformed even when it also passed a column limit. A limit may be found
+   * before the malformation or after it, depending on where a piece ended (a column's length is checked when a
+   * piece ends inside it), while the malformation is found at the same character whatever the cut; so it wins, and
+   * the problem reported does not depend on the chunking. The first malformation of a record is the one reported.
+   */
+  #malformed(detail: string): void {
+    if (this.#problem?.code !== 'ORIGIN_DELIMITED_MALFORMED') {
+      this.#problem = { code: 'ORIGIN_DELIMITED_MALFORMED', detail };
+    }
+  }
+
   #tooManyColumns(): void {
     this.#problem ??= { code: 'ORIGIN_DELIMITED_TOO_MANY_COLUMNS', limit: this.#s.maxColumns };
     this.#drop();
@@ -530,8 +543,10 @@ export class DelimitedTokenizer {
     const byteOffset =
       this.#recByte >= 0 ? this.#recByte : this.#byteBase + Buffer.byteLength(text.slice(0, this.#recStart));
     const line = this.#recLine >= 0 ? this.#recLine : this.#lineBase + this.#breaks(text, this.#recStart) + 1;
+    // One character past the excerpt, so that truncateExcerpt sees a surrogate pair the cut would halve, as it
+    // does when the head comes from earlier pieces.
     const head =
-      this.#rawHead + text.slice(this.#recStart, Math.min(this.#end, this.#recStart + MAX_EXCERPT_CHARS));
+      this.#rawHead + text.slice(this.#recStart, Math.min(this.#end, this.#recStart + MAX_EXCERPT_CHARS + 1));
     return { byteOffset, line, excerpt: truncateExcerpt(head) };
   }
 
@@ -591,9 +606,7 @@ export class DelimitedTokenizer {
   #finish(n: number, sink: RowSink): void {
     const state = this.#state;
     if (state === State.Comment || this.#linesToSkip > 0) return;
-    if (state === State.Quoted) {
-      this.#problem ??= { code: 'ORIGIN_DELIMITED_MALFORMED', detail: 'a quoted value is not closed' };
-    }
+    if (state === State.Quoted) this.#malformed('a quoted value is not closed');
     if (this.#columnCount > 0 || this.#recordChars(n) > 0 || state !== State.Start) {
       this.#endField(this.#text, n);
       this.#endRecord(n, sink);
