@@ -1,9 +1,10 @@
+import fc from 'fast-check';
 import { isOriginError } from '../../../src/errors/origin-error';
 import type { ParseResult } from '../../../src/formats/data-format';
 import { resolveFormatConfig } from '../../../src/formats/format-config';
 import { jsonFormat } from '../../../src/formats/json/json-format';
 import type { JsonFormatConfig } from '../../../src/formats/json/json-options';
-import { JsonParser } from '../../../src/formats/json/json-parser';
+import { JsonParser, hasLongDigitRun } from '../../../src/formats/json/json-parser';
 import { parseWhole } from '../../../src/formats/parse-helpers';
 import { field } from '../../../src/record/field';
 
@@ -308,5 +309,29 @@ describe('JSON parser: nesting depth', () => {
 
   it('refuses 10,000 levels with the length limit raised, instead of failing at render', () => {
     expect(parse(nested(10_000), big).failures).toMatchObject([{ code: 'ORIGIN_JSON_TOO_DEEP' }]);
+  });
+});
+
+describe('hasLongDigitRun (the long-integer check of a short body parsed whole)', () => {
+  it('finds a run of 16 digits wherever it lies, as /\\d{16}/ does', () => {
+    // Digit runs of 10 to 20 around other characters, so that runs near 16 come often and at any offset.
+    const digitsAndOthers = fc
+      .array(fc.oneof(fc.stringMatching(/^[0-9]{10,20}$/), fc.stringMatching(/^[a",.\-e ]{1,3}$/)), {
+        maxLength: 8,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(digitsAndOthers, (text) => {
+        expect(hasLongDigitRun(text)).toBe(/\d{16}/.test(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('sees runs of exactly 16 at every offset, and never one of 15', () => {
+    for (let at = 0; at < 40; at++) {
+      expect(hasLongDigitRun(`${'x'.repeat(at)}${'9'.repeat(16)}x`)).toBe(true);
+      expect(hasLongDigitRun(`${'x'.repeat(at)}${'9'.repeat(15)}x${'9'.repeat(15)}`)).toBe(false);
+    }
   });
 });
