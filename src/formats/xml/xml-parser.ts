@@ -553,7 +553,10 @@ function addXpaths(element: FieldValue, path: string): void {
   }
 }
 
-/** Longest XML declaration looked for; a longer head without `?>` is read as UTF-8. */
+/**
+ * Longest XML declaration looked for: its `?>` must end within this many bytes, else the body is read as UTF-8.
+ * Only this head is searched, whatever more arrived with it, so the answer does not depend on the chunking.
+ */
 const MAX_DECLARATION_BYTES = 1024;
 
 /**
@@ -571,7 +574,7 @@ export function sniffXmlEncoding(head: Uint8Array, final: boolean): string | und
   if (a === 0x00 && b === 0x3c && c === 0x00 && d === 0x3f) return 'utf-16be';
   const bytes = Buffer.from(head.buffer, head.byteOffset, head.length);
   if (!bytes.toString('latin1', 0, 5).startsWith('<?xml')) return 'utf-8';
-  const end = bytes.indexOf('?>');
+  const end = bytes.subarray(0, MAX_DECLARATION_BYTES).indexOf('?>');
   if (end < 0) return !final && bytes.length < MAX_DECLARATION_BYTES ? undefined : 'utf-8';
   const declared = /\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(bytes.toString('latin1', 0, end));
   return declared?.[1] ?? 'utf-8';

@@ -133,6 +133,18 @@ describe('XML parser', () => {
       expect(sniffXmlEncoding(Buffer.from('<r'), false)).toBeUndefined();
     });
 
+    it('looks for the declaration in the first 1,024 bytes only, however much more came with them', () => {
+      const declaration = (padding: number): Buffer =>
+        Buffer.from(`<?xml version="1.0"${' '.repeat(padding)} encoding="ISO-8859-1"?><r/>`);
+      // The declaration's ?> ends at byte 1,024 exactly: read; one byte later: not, in one piece or in two.
+      const fits = declaration(1024 - '<?xml version="1.0" encoding="ISO-8859-1"?>'.length);
+      const passes = declaration(1025 - '<?xml version="1.0" encoding="ISO-8859-1"?>'.length);
+      expect(sniffXmlEncoding(fits, true)).toBe('ISO-8859-1');
+      expect(sniffXmlEncoding(fits.subarray(0, 1024), false)).toBe('ISO-8859-1');
+      expect(sniffXmlEncoding(passes, true)).toBe('utf-8');
+      expect(sniffXmlEncoding(passes.subarray(0, 1024), false)).toBe('utf-8');
+    });
+
     it('reads a UTF-16 document pushed one byte at a time', () => {
       const parser = new XmlParser(resolveFormatConfig(xmlFormat, {}) as never);
       const values: unknown[] = [];
