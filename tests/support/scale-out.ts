@@ -31,9 +31,9 @@ export interface ScaleOutResult {
   readonly sent: number;
   /** Answers by HTTP status. */
   readonly statuses: Readonly<Record<string, number>>;
-  /** Requests that got no answer at all (a transport error), even when sent again. */
+  /** Requests that got no answer at all (a transport error), even when sent again: the sum of the codes below. */
   readonly transportErrors: number;
-  /** Those transport errors by their `code` (undici's, or the socket's errno). */
+  /** Those transport errors by their `code` (undici's, or the socket's errno; the message when there is none). */
   readonly transportErrorCodes: Readonly<Record<string, number>>;
   /**
    * Requests sent again because nginx closed their keep-alive connection before answering (its reload):
@@ -139,7 +139,6 @@ async function load(
   const servedBefore: Record<string, number> = {};
   const servedAfter: Record<string, number> = {};
   const remoteHosts: Record<string, number> = {};
-  let transportErrors = 0;
   const transportErrorCodes: Record<string, number> = {};
   let clientRetries = 0;
   let answered = 0;
@@ -180,19 +179,19 @@ async function load(
           remoteHosts[host] = (remoteHosts[host] ?? 0) + 1;
         }
       } catch (error) {
+        const code = (error as { code?: string }).code;
         // nginx's reload closes idle keep-alive connections of its old workers; a request sent on one at that
         // moment never reached nginx. The client sees "other side closed" before any answer, or ECONNRESET when
         // the request's bytes were already in nginx's socket buffer as it closed it (the kernel then resets the
         // connection). The client sends it again, as a client with idempotency keys would: were it a request
         // processed once already, the duplicate count below would show it.
-        if (CLOSED_BEFORE_ANSWER.has(String((error as { code?: string }).code)) && retried < 2) {
+        if (code !== undefined && CLOSED_BEFORE_ANSWER.has(code) && retried < 2) {
           clientRetries++;
           retried++;
           continue;
         }
-        transportErrors++;
-        const code = String((error as { code?: string }).code ?? (error as Error).message);
-        transportErrorCodes[code] = (transportErrorCodes[code] ?? 0) + 1;
+        const named = code ?? (error as Error).message;
+        transportErrorCodes[named] = (transportErrorCodes[named] ?? 0) + 1;
       }
       retried = 0;
       if (++answered === options.drainAfter) draining = drainA();
@@ -215,7 +214,7 @@ async function load(
   return {
     sent: options.requests,
     statuses,
-    transportErrors,
+    transportErrors: Object.values(transportErrorCodes).reduce((sum, count) => sum + count, 0),
     transportErrorCodes,
     clientRetries,
     servedBefore,

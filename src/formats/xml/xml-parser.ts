@@ -59,10 +59,12 @@ const UNKNOWN_DECLARATION = "'<!' starts no comment, CDATA section or DOCTYPE";
 /** Thrown out of sax's error handler to end the read in progress (see the handler). */
 const STOP_READING = new Error('the XML read stops at its first error');
 
-/** sax's buffers of one token each, by the name a failure gives the token. */
+/**
+ * sax's buffers of one token each, by the name a failure gives the token. Its buffer of a `<!` declaration is not
+ * among them: an unknown one is malformed long before any token limit (see {@link LONGEST_DECLARATION_PREFIX}).
+ */
 const SAX_BUFFERS = {
   comment: 'comment',
-  sgmlDecl: 'declaration',
   doctype: 'DOCTYPE',
   procInstName: 'processing instruction',
   procInstBody: 'processing instruction',
@@ -75,7 +77,11 @@ const SAX_BUFFERS = {
 } as const;
 
 /** The parts of sax's parser state the limits read (sax's own, undocumented, stable since sax 1.0). */
-type SaxInternals = { readonly attribList: unknown[] } & {
+type SaxInternals = {
+  readonly attribList: unknown[];
+  /** What sax holds of a `<!` declaration it does not know yet (never past {@link LONGEST_DECLARATION_PREFIX}). */
+  readonly sgmlDecl?: string;
+} & {
   readonly [K in keyof typeof SAX_BUFFERS]?: string;
 };
 
