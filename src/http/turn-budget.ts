@@ -1,3 +1,5 @@
+import { writeQueuedAnswers } from './turn-end-answers';
+
 /**
  * How long one request's work may hold the event loop in one turn before it steps aside for other clients
  * (decision 0090; 2 ms there, 1 ms since decision 0129). Measured on the project's machine: a 64 KiB chunk of JSON
@@ -58,6 +60,8 @@ export class TurnBudget {
   /** Marks a piece of work about to run; the first of a turn starts the turn's clock. */
   begin(): void {
     if (this.#startedAt >= 0) return;
+    // A turn may hold the loop for its whole budget: the answers queued for this pass go out first (0138).
+    writeQueuedAnswers();
     this.#startedAt = performance.now();
     setImmediate(this.#endTurn);
   }

@@ -18,6 +18,7 @@ import { isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
 import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import { lingerOnClose } from '../http/lingering-close';
 import { noteRequestBegun } from '../http/turn-budget';
+import { writeAnswersQueuedLong, writeAtTurnEnd, type QueuedAnswer } from '../http/turn-end-answers';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import {
@@ -155,7 +156,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * runs exactly once. One object per request instead of an async function's promises and closures: the step
  * methods are shared by every request.
  */
-class ServedRequest implements SlotWaiter {
+class ServedRequest implements SlotWaiter, QueuedAnswer {
   readonly #ctx: RequestContext;
   readonly #req: OriginRequest;
   readonly #res: OriginResponse;
@@ -186,6 +187,9 @@ class ServedRequest implements SlotWaiter {
   #finished = false;
   /** `fail` has begun answering: its answer may wait for the rest of a small body. */
   #refusing = false;
+  /** The batch and answer queued for the end of the loop's pass (decision 0138); unset before. */
+  #answerBatch: Batch | undefined;
+  #answerRendered: RenderedResponse | undefined;
 
   constructor(
     ctx: RequestContext,
@@ -446,6 +450,8 @@ class ServedRequest implements SlotWaiter {
     let running: Promise<void> | undefined;
     // An HTTP/2 stream reset after its last byte came, before its batch is handed on: aborted all the same.
     if (wasReset(this.#req)) return this.fail(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
+    // The parse and the pipeline are this request's work: answers that waited long enough for it go first.
+    writeAnswersQueuedLong();
     try {
       ctx.metrics.countBytes(bytes);
       if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
@@ -499,10 +505,28 @@ class ServedRequest implements SlotWaiter {
     if (idempotent?.holdsLock) {
       idempotent
         .keep('pieces' in rendered ? joinedPieces(rendered) : rendered)
-        .then(() => this.answerNow(batch, rendered), ignore);
+        .then(() => this.#queueAnswer(batch, rendered), ignore);
       return;
     }
-    this.answerNow(batch, rendered);
+    this.#queueAnswer(batch, rendered);
+  }
+
+  /**
+   * Queues the answer to be written with the others of this pass of the loop (decision 0138). The slot goes now:
+   * the pipeline is done with the batch. An answer in pieces (a large body echoed) took turns of its own already
+   * and is written at once.
+   */
+  #queueAnswer(batch: Batch, rendered: RenderedResponse | PiecedResponse): void {
+    if ('pieces' in rendered) return this.answerNow(batch, rendered);
+    this.#releaseSlot();
+    this.#answerBatch = batch;
+    this.#answerRendered = rendered;
+    writeAtTurnEnd(this);
+  }
+
+  /** Writes the queued answer (called by the queue of src/http/turn-end-answers.ts). */
+  writeAnswer(): void {
+    this.answerNow(this.#answerBatch!, this.#answerRendered!);
   }
 
   answerNow(batch: Batch, rendered: RenderedResponse | PiecedResponse): void {

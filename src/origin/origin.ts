@@ -17,6 +17,7 @@ import type { FormatRegistry } from '../formats/format-registry';
 import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
+import { writeQueuedAnswers } from '../http/turn-end-answers';
 import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';
@@ -407,6 +408,8 @@ export class Origin {
     this.#admission.refuseWaiting(new OriginError('ORIGIN_HTTP_CLOSING'));
     // Let the handlers of aborted batches write their 503 answers before the connections are cut.
     await new Promise((resolve) => setImmediate(resolve));
+    // Answers rendered already and queued for the end of the loop's pass (decision 0138) go out before the cut.
+    writeQueuedAnswers();
     await this.#lease?.release(true);
     this.#finish(undefined);
   }

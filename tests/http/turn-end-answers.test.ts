@@ -1,0 +1,105 @@
+import { performance } from 'node:perf_hooks';
+
+import { TurnBudget } from '../../src/http/turn-budget';
+import {
+  LONGEST_ANSWER_WAIT_MS,
+  queuedAnswerCount,
+  writeAnswersQueuedLong,
+  writeAtTurnEnd,
+  writeQueuedAnswers,
+  type QueuedAnswer,
+} from '../../src/http/turn-end-answers';
+
+const nextCheckPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** An answer that notes in `written` when it was written. */
+function answer(name: string, written: string[], then?: () => void): QueuedAnswer {
+  return {
+    writeAnswer: () => {
+      written.push(name);
+      then?.();
+    },
+  };
+}
+
+afterEach(() => {
+  writeQueuedAnswers();
+  jest.restoreAllMocks();
+});
+
+describe('answers written at the end of the loop pass', () => {
+  it('are written in the check phase, in the order they were queued, not when queued', async () => {
+    const written: string[] = [];
+    writeAtTurnEnd(answer('a', written));
+    writeAtTurnEnd(answer('b', written));
+    expect(written).toEqual([]);
+    expect(queuedAnswerCount()).toBe(2);
+    await nextCheckPhase();
+    expect(written).toEqual(['a', 'b']);
+    expect(queuedAnswerCount()).toBe(0);
+  });
+
+  it('come after the I/O and timer callbacks that were ready when they were queued', async () => {
+    const events: string[] = [];
+    await new Promise<void>((resolve) => {
+      setTimeout(() => {
+        writeAtTurnEnd(answer('answer', events));
+        // Queued after the answer, in the same pass: still before it is written.
+        process.nextTick(() => events.push('tick'));
+        void Promise.resolve().then(() => events.push('microtask'));
+      }, 0);
+      setTimeout(() => events.push('timer'), 0);
+      setTimeout(() => setImmediate(resolve), 5);
+    });
+    expect(events).toEqual(['tick', 'microtask', 'timer', 'answer']);
+  });
+
+  it('write an answer queued by another answer in the same pass', async () => {
+    const written: string[] = [];
+    writeAtTurnEnd(answer('first', written, () => writeAtTurnEnd(answer('queued while writing', written))));
+    await nextCheckPhase();
+    expect(written).toEqual(['first', 'queued while writing']);
+  });
+
+  it('are all written when one throws, and the error is thrown apart, uncaught as before', async () => {
+    const written: string[] = [];
+    const rethrown: unknown[] = [];
+    jest.spyOn(process, 'nextTick').mockImplementation(((_callback: unknown, error: unknown) => {
+      rethrown.push(error);
+    }) as typeof process.nextTick);
+    const failure = new Error('a listener failed');
+    writeAtTurnEnd(answer('a', written));
+    writeAtTurnEnd({
+      writeAnswer: () => {
+        throw failure;
+      },
+    });
+    writeAtTurnEnd(answer('c', written));
+    writeQueuedAnswers();
+    expect(written).toEqual(['a', 'c']);
+    expect(rethrown).toEqual([failure]);
+  });
+
+  it('are written before new work once the oldest waited the longest wait, not before', () => {
+    const written: string[] = [];
+    let now = 1_000;
+    jest.spyOn(performance, 'now').mockImplementation(() => now);
+    writeAtTurnEnd(answer('old', written));
+    now += LONGEST_ANSWER_WAIT_MS / 2;
+    writeAtTurnEnd(answer('newer', written));
+    writeAnswersQueuedLong();
+    expect(written).toEqual([]);
+    now += LONGEST_ANSWER_WAIT_MS / 2;
+    writeAnswersQueuedLong();
+    expect(written).toEqual(['old', 'newer']);
+  });
+
+  it('are written before a large request begins a turn, which may hold the loop for its whole budget', () => {
+    const written: string[] = [];
+    writeAtTurnEnd(answer('small', written));
+    const turn = new TurnBudget();
+    turn.begin();
+    expect(written).toEqual(['small']);
+    turn.cancel();
+  });
+});
