@@ -5,6 +5,8 @@
 //   h2       — the same origin with http.http2 on: HTTP/1.1 and h2c on one port (bench/http2.ts)
 //   node     — a minimal node:http server doing the same work: read the body, JSON.parse, echo an envelope
 //   nodehttps — the same minimal server on node:https (PEM keystore from BENCH_TLS_DIR): TLS's cost to Node itself
+//   nodebatched — the minimal node:http server writing its answers at the end of the loop's pass, as the origin
+//              does (decision 0138): what that way of writing is worth to Node itself
 //   fastify  — a Fastify server doing the same work with its default JSON body parser and serializer
 // Prints the port on stdout once listening. Runs the built package (dist/), as a user would: `npm run bench`
 // builds it first, so no TypeScript loader sits in the measured process.
@@ -16,7 +18,7 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fastifyEcho, nodeEcho } from './echo-handlers.mjs';
+import { fastifyEcho, nodeEcho, nodeEchoAtPassEnd } from './echo-handlers.mjs';
 
 const kind = process.argv[2];
 
@@ -60,9 +62,9 @@ async function startOrigin(tls = {}, gatewayMode = false, extraHttp = {}) {
   return Number(new URL(gatewayUrl ?? url).port);
 }
 
-/** The minimal server; over TLS with `tls` (key and certificate). */
-async function startNode(tls) {
-  const server = tls === undefined ? createServer(nodeEcho) : createHttpsServer(tls, nodeEcho);
+/** The minimal server; over TLS with `tls` (key and certificate); with `handler` instead of the plain echo. */
+async function startNode(tls, handler = nodeEcho) {
+  const server = tls === undefined ? createServer(handler) : createHttpsServer(tls, handler);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server.address().port;
 }
@@ -83,6 +85,7 @@ const starters = {
   h2: () => startOrigin({}, false, { http2: true }),
   before: () => startOrigin(),
   node: () => startNode(),
+  nodebatched: () => startNode(undefined, nodeEchoAtPassEnd),
   nodehttps: () => {
     // bench/echo.ts made keystore.pem (key then certificate) in BENCH_TLS_DIR with openssl.
     const pem = readFileSync(join(process.env.BENCH_TLS_DIR ?? '', 'keystore.pem'));
@@ -92,7 +95,7 @@ const starters = {
 };
 const start = starters[kind];
 if (start === undefined) {
-  console.error('usage: echo-servers.mjs origin|https|gateway|h2|node|nodehttps|fastify|before');
+  console.error('usage: echo-servers.mjs origin|https|gateway|h2|node|nodehttps|nodebatched|fastify|before');
   process.exit(2);
 }
 const port = await start();

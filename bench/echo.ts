@@ -9,13 +9,15 @@
 // The `https` server is the same origin serving HTTPS (TLS 1.3, a 2048-bit RSA certificate made with openssl at
 // start) to the same keep-alive connections; its CPU per request is compared with the plain origin's. `nodehttps`
 // is the minimal node:http server's work on node:https with the same certificate: what TLS costs Node itself per
-// request, printed beside the origin's figure (no target of its own).
+// request, printed beside the origin's figure (no target of its own). `nodebatched` is the minimal node:http server
+// writing its answers at the end of the loop's pass, as the origin does (decision 0138): what that way of writing is
+// worth to Node itself, printed for context (no target of its own).
 //
 // Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (50), BENCH_ORIGIN_FLAGS (extra node flags
 // for the origin's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BODIES (`1,100`), BENCH_BEFORE_DIST
 // (a directory holding another build's index.js, e.g. a copy of dist/ made before a change, inside the project
 // so that it finds node_modules: it runs as a fourth server, `before`, and the origin's ratios to it are printed;
-// for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,nodehttps,fastify,before to run
+// for the before/after figure of one change), BENCH_SERVERS (which of https,gateway,node,nodehttps,nodebatched,fastify,before to run
 // beside the origin; all by default, before only with BENCH_BEFORE_DIST), BENCH_OFFERED_RPS (requests/s offered to
 // each server instead of saturating it; see below).
 import { execFileSync } from 'node:child_process';
@@ -66,17 +68,23 @@ const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
  */
 const OFFERED_RPS = Number(process.env.BENCH_OFFERED_RPS ?? 0);
 
-type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'nodehttps' | 'fastify' | 'before';
+type Kind = 'origin' | 'https' | 'gateway' | 'node' | 'nodehttps' | 'nodebatched' | 'fastify' | 'before';
 /** The servers that are not a plain baseline of the origin: each has a ratio line of its own. */
-type OwnLine = 'origin' | 'https' | 'gateway' | 'nodehttps';
-const OWN_LINE: ReadonlySet<Kind> = new Set<OwnLine>(['origin', 'https', 'gateway', 'nodehttps']);
+type OwnLine = 'origin' | 'https' | 'gateway' | 'nodehttps' | 'nodebatched';
+const OWN_LINE: ReadonlySet<Kind> = new Set<OwnLine>([
+  'origin',
+  'https',
+  'gateway',
+  'nodehttps',
+  'nodebatched',
+]);
 /** The servers the load reaches over TLS. */
 const TLS_KINDS: ReadonlySet<Kind> = new Set<Kind>(['https', 'nodehttps']);
 const SERVERS = process.env.BENCH_SERVERS?.split(',');
 const KINDS: readonly Kind[] = (
   BEFORE_DIST
-    ? (['origin', 'https', 'gateway', 'node', 'nodehttps', 'fastify', 'before'] as const)
-    : (['origin', 'https', 'gateway', 'node', 'nodehttps', 'fastify'] as const)
+    ? (['origin', 'https', 'gateway', 'node', 'nodehttps', 'nodebatched', 'fastify', 'before'] as const)
+    : (['origin', 'https', 'gateway', 'node', 'nodehttps', 'nodebatched', 'fastify'] as const)
 ).filter((kind) => kind === 'origin' || SERVERS === undefined || SERVERS.includes(kind));
 /** HTTPS costs at most this many times plain HTTP's CPU per request on keep-alive connections (issue 13). */
 const HTTPS_CPU_MAX = 1.3;
@@ -210,6 +218,7 @@ try {
       gateway: [],
       node: [],
       nodehttps: [],
+      nodebatched: [],
       fastify: [],
       before: [],
     };
@@ -286,6 +295,19 @@ for (const [count, rounds] of results) {
       `  nodehttps/node cpu ${median(ratios).toFixed(2)}x ` +
         `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  (context: TLS on node:https)`,
     );
+  }
+  if (KINDS.includes('nodebatched') && KINDS.includes('node')) {
+    // node:http writing as the origin writes (decision 0138): how much of the origin's figure is that way of writing.
+    const paired = (of: Measured[], to: Measured[]): number[] => of.map((run, i) => run.cpu / to[i]!.cpu);
+    for (const [name, ratios] of [
+      ['nodebatched/node', paired(rounds.nodebatched, rounds.node)],
+      ['origin/nodebatched', paired(rounds.origin, rounds.nodebatched)],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(18)} cpu ${median(ratios).toFixed(2)}x ` +
+          `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  (context: answers written at the pass's end)`,
+      );
+    }
   }
   if (KINDS.includes('gateway')) {
     // The in-process gateway (routing, X-Requested-By, the URL rewrite) against the direct path, paired by round.
