@@ -18,7 +18,12 @@ import { isHttp2, stopUnreadBody, wasReset } from '../http/http2-stream';
 import type { OriginRequest, OriginResponse } from '../http/origin-exchange';
 import { lingerOnClose } from '../http/lingering-close';
 import { noteRequestBegun } from '../http/turn-budget';
-import { writeAnswersQueuedLong, writeAtTurnEnd, type QueuedAnswer } from '../http/turn-end-answers';
+import {
+  notePipelineRun,
+  writeAnswersBeforeWork,
+  writeAtTurnEnd,
+  type QueuedAnswer,
+} from '../http/turn-end-answers';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import {
@@ -450,8 +455,8 @@ class ServedRequest implements SlotWaiter, QueuedAnswer {
     let running: Promise<void> | undefined;
     // An HTTP/2 stream reset after its last byte came, before its batch is handed on: aborted all the same.
     if (wasReset(this.#req)) return this.fail(new OriginError('ORIGIN_HTTP_BODY_ABORTED'));
-    // The parse and the pipeline are this request's work: answers that waited long enough for it go first.
-    writeAnswersQueuedLong();
+    // The parse and the pipeline are this request's work: queued answers go first when it may be long (0138).
+    writeAnswersBeforeWork(bytes);
     try {
       ctx.metrics.countBytes(bytes);
       if (this.#chargeAfterRead) ctx.rateLimits?.chargeBody(this.#info, bytes);
@@ -472,6 +477,7 @@ class ServedRequest implements SlotWaiter, QueuedAnswer {
   respond(batch: Batch): void {
     // The run ended: from here on the time is the origin's (rendering, writing), not the pipeline's.
     this.#runMs = performance.now() - this.#runStartedAt;
+    notePipelineRun(this.#runMs);
     // The origin made the batch with a BufferedResponseSink: a stage may not replace it (Batch is read-only).
     const sink = batch.response as ResponseSink;
     const { renderer } = this.#ctx;

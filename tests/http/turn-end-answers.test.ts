@@ -2,9 +2,11 @@ import { performance } from 'node:perf_hooks';
 
 import { TurnBudget } from '../../src/http/turn-budget';
 import {
+  LONG_WORK_BODY_BYTES,
   LONGEST_ANSWER_WAIT_MS,
+  notePipelineRun,
   queuedAnswerCount,
-  writeAnswersQueuedLong,
+  writeAnswersBeforeWork,
   writeAtTurnEnd,
   writeQueuedAnswers,
   type QueuedAnswer,
@@ -80,18 +82,41 @@ describe('answers written at the end of the loop pass', () => {
     expect(rethrown).toEqual([failure]);
   });
 
-  it('are written before new work once the oldest waited the longest wait, not before', () => {
+  it('are written before short work once the oldest waited the longest wait, not before', () => {
     const written: string[] = [];
     let now = 1_000;
     jest.spyOn(performance, 'now').mockImplementation(() => now);
+    notePipelineRun(0.01);
     writeAtTurnEnd(answer('old', written));
     now += LONGEST_ANSWER_WAIT_MS / 2;
     writeAtTurnEnd(answer('newer', written));
-    writeAnswersQueuedLong();
+    writeAnswersBeforeWork(100);
     expect(written).toEqual([]);
     now += LONGEST_ANSWER_WAIT_MS / 2;
-    writeAnswersQueuedLong();
+    writeAnswersBeforeWork(100);
     expect(written).toEqual(['old', 'newer']);
+  });
+
+  it('are written at once before a large body is parsed', () => {
+    const written: string[] = [];
+    notePipelineRun(0.01);
+    writeAtTurnEnd(answer('small', written));
+    writeAnswersBeforeWork(LONG_WORK_BODY_BYTES - 1);
+    expect(written).toEqual([]);
+    writeAnswersBeforeWork(LONG_WORK_BODY_BYTES);
+    expect(written).toEqual(['small']);
+  });
+
+  it('are written at once before the next run while the last pipeline run was long, queued again after a short one', () => {
+    const written: string[] = [];
+    notePipelineRun(LONGEST_ANSWER_WAIT_MS);
+    writeAtTurnEnd(answer('before a slow pipeline', written));
+    writeAnswersBeforeWork(100);
+    expect(written).toEqual(['before a slow pipeline']);
+    notePipelineRun(LONGEST_ANSWER_WAIT_MS / 10);
+    writeAtTurnEnd(answer('before a fast one', written));
+    writeAnswersBeforeWork(100);
+    expect(written).toEqual(['before a slow pipeline']);
   });
 
   it('are written before a large request begins a turn, which may hold the loop for its whole budget', () => {
