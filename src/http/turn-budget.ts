@@ -1,4 +1,4 @@
-import { writeQueuedAnswers } from './turn-end-answers';
+import { writeQueuedAnswers } from './pass-end-answers';
 
 /**
  * How long one request's work may hold the event loop in one turn before it steps aside for other clients

@@ -21,9 +21,9 @@ import { noteRequestBegun } from '../http/turn-budget';
 import {
   notePipelineRun,
   writeAnswersBeforeWork,
-  writeAtTurnEnd,
+  writeAtPassEnd,
   type QueuedAnswer,
-} from '../http/turn-end-answers';
+} from '../http/pass-end-answers';
 import { createRequestBatch, type Batch, type TraceContext } from '../pipeline/batch';
 import type { ResponseSink } from '../pipeline/response-sink';
 import {
@@ -527,10 +527,10 @@ class ServedRequest implements SlotWaiter, QueuedAnswer {
     this.#releaseSlot();
     this.#answerBatch = batch;
     this.#answerRendered = rendered;
-    writeAtTurnEnd(this);
+    writeAtPassEnd(this);
   }
 
-  /** Writes the queued answer (called by the queue of src/http/turn-end-answers.ts). */
+  /** Writes the queued answer (called by the queue of src/http/pass-end-answers.ts). */
   writeAnswer(): void {
     this.answerNow(this.#answerBatch!, this.#answerRendered!);
   }

@@ -17,7 +17,7 @@ import type { FormatRegistry } from '../formats/format-registry';
 import type { TraceContext } from '../pipeline/batch';
 import type { RunnerPool } from '../pipeline/runner-pool';
 import { responseRendererFor } from '../response/response-renderer';
-import { writeQueuedAnswers } from '../http/turn-end-answers';
+import { writeQueuedAnswers } from '../http/pass-end-answers';
 import { clientCertificateAttributes } from '../tls/client-certificate';
 import type { TlsCredentials } from '../tls/tls-options';
 import { tlsSettingsFor, type LoadedTls, type TlsSettings } from '../tls/tls-settings';

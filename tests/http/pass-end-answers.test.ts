@@ -7,10 +7,10 @@ import {
   notePipelineRun,
   queuedAnswerCount,
   writeAnswersBeforeWork,
-  writeAtTurnEnd,
+  writeAtPassEnd,
   writeQueuedAnswers,
   type QueuedAnswer,
-} from '../../src/http/turn-end-answers';
+} from '../../src/http/pass-end-answers';
 
 const nextCheckPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -32,8 +32,8 @@ afterEach(() => {
 describe('answers written at the end of the loop pass', () => {
   it('are written in the check phase, in the order they were queued, not when queued', async () => {
     const written: string[] = [];
-    writeAtTurnEnd(answer('a', written));
-    writeAtTurnEnd(answer('b', written));
+    writeAtPassEnd(answer('a', written));
+    writeAtPassEnd(answer('b', written));
     expect(written).toEqual([]);
     expect(queuedAnswerCount()).toBe(2);
     await nextCheckPhase();
@@ -45,7 +45,7 @@ describe('answers written at the end of the loop pass', () => {
     const events: string[] = [];
     await new Promise<void>((resolve) => {
       setTimeout(() => {
-        writeAtTurnEnd(answer('answer', events));
+        writeAtPassEnd(answer('answer', events));
         // Queued after the answer, in the same pass: still before it is written.
         process.nextTick(() => events.push('tick'));
         void Promise.resolve().then(() => events.push('microtask'));
@@ -58,7 +58,7 @@ describe('answers written at the end of the loop pass', () => {
 
   it('write an answer queued by another answer in the same pass', async () => {
     const written: string[] = [];
-    writeAtTurnEnd(answer('first', written, () => writeAtTurnEnd(answer('queued while writing', written))));
+    writeAtPassEnd(answer('first', written, () => writeAtPassEnd(answer('queued while writing', written))));
     await nextCheckPhase();
     expect(written).toEqual(['first', 'queued while writing']);
   });
@@ -70,13 +70,13 @@ describe('answers written at the end of the loop pass', () => {
       rethrown.push(error);
     }) as typeof process.nextTick);
     const failure = new Error('a listener failed');
-    writeAtTurnEnd(answer('a', written));
-    writeAtTurnEnd({
+    writeAtPassEnd(answer('a', written));
+    writeAtPassEnd({
       writeAnswer: () => {
         throw failure;
       },
     });
-    writeAtTurnEnd(answer('c', written));
+    writeAtPassEnd(answer('c', written));
     writeQueuedAnswers();
     expect(written).toEqual(['a', 'c']);
     expect(rethrown).toEqual([failure]);
@@ -87,9 +87,9 @@ describe('answers written at the end of the loop pass', () => {
     let now = 1_000;
     jest.spyOn(performance, 'now').mockImplementation(() => now);
     notePipelineRun(0.01);
-    writeAtTurnEnd(answer('old', written));
+    writeAtPassEnd(answer('old', written));
     now += LONGEST_ANSWER_WAIT_MS / 2;
-    writeAtTurnEnd(answer('newer', written));
+    writeAtPassEnd(answer('newer', written));
     writeAnswersBeforeWork(100);
     expect(written).toEqual([]);
     now += LONGEST_ANSWER_WAIT_MS / 2;
@@ -100,7 +100,7 @@ describe('answers written at the end of the loop pass', () => {
   it('are written at once before a large body is parsed', () => {
     const written: string[] = [];
     notePipelineRun(0.01);
-    writeAtTurnEnd(answer('small', written));
+    writeAtPassEnd(answer('small', written));
     writeAnswersBeforeWork(LONG_WORK_BODY_BYTES - 1);
     expect(written).toEqual([]);
     writeAnswersBeforeWork(LONG_WORK_BODY_BYTES);
@@ -110,18 +110,18 @@ describe('answers written at the end of the loop pass', () => {
   it('are written at once before the next run while the last pipeline run was long, queued again after a short one', () => {
     const written: string[] = [];
     notePipelineRun(LONGEST_ANSWER_WAIT_MS);
-    writeAtTurnEnd(answer('before a slow pipeline', written));
+    writeAtPassEnd(answer('before a slow pipeline', written));
     writeAnswersBeforeWork(100);
     expect(written).toEqual(['before a slow pipeline']);
     notePipelineRun(LONGEST_ANSWER_WAIT_MS / 10);
-    writeAtTurnEnd(answer('before a fast one', written));
+    writeAtPassEnd(answer('before a fast one', written));
     writeAnswersBeforeWork(100);
     expect(written).toEqual(['before a slow pipeline']);
   });
 
   it('are written before a large request begins a turn, which may hold the loop for its whole budget', () => {
     const written: string[] = [];
-    writeAtTurnEnd(answer('small', written));
+    writeAtPassEnd(answer('small', written));
     const turn = new TurnBudget();
     turn.begin();
     expect(written).toEqual(['small']);

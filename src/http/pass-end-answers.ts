@@ -40,7 +40,7 @@ let writeScheduled = false;
 let writing = false;
 
 /** Queues `answer` to be written at the end of this pass of the loop, after the I/O callbacks ready now. */
-export function writeAtTurnEnd(answer: QueuedAnswer): void {
+export function writeAtPassEnd(answer: QueuedAnswer): void {
   if (queued.length === 0) oldestQueuedAt = performance.now();
   queued.push(answer);
   if (writeScheduled) return;
