@@ -236,6 +236,12 @@ try {
 }
 
 const fixed = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
+/** The per-round ratios of `of`'s `metric` to `to`'s (each round measured both back to back). */
+const paired = (of: Measured[], to: Measured[], metric: Metric = 'cpu'): number[] =>
+  of.map((run, i) => run[metric] / to[i]![metric]);
+/** A paired ratio as printed: the median, then the spread over the rounds. */
+const ratioText = (ratios: number[]): string =>
+  `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 console.log(
   `\necho origin vs node:http vs Fastify — ${ROUNDS} rounds of ${SECONDS}s, A/B/C rotated, ` +
     `${CONNECTIONS} connections, ${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}` +
@@ -263,61 +269,48 @@ for (const [count, rounds] of results) {
   // drift of a shared machine; the median of those paired ratios is the figure that counts.
   for (const metric of ['cpu', 'p99', 'rps'] as const) {
     for (const against of KINDS.filter((kind): kind is Exclude<Kind, OwnLine> => !OWN_LINE.has(kind))) {
-      const ratios = rounds.origin.map((run, i) => run[metric] / rounds[against][i]![metric]);
+      const ratios = paired(rounds.origin, rounds[against], metric);
       const target = TARGETS.find((t) => t.metric === metric && t.against === against);
       const met = target === undefined || median(ratios) <= target.max;
       allMet &&= met;
       const verdict = target ? `target ≤ ${target.max.toFixed(2)}x ${met ? 'met' : 'NOT met'}` : '';
-      console.log(
-        `  origin/${against.padEnd(7)} ${metric.padEnd(3)} ${median(ratios).toFixed(2)}x ` +
-          `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
-      );
+      console.log(`  origin/${against.padEnd(7)} ${metric.padEnd(3)} ${ratioText(ratios)}  ${verdict}`);
     }
   }
   if (KINDS.includes('https')) {
     // The cost of TLS on keep-alive connections: the HTTPS origin against the plain one, paired by round. The
     // target is for the 1-record body, where the fixed cost per request shows most.
-    const ratios = rounds.https.map((run, i) => run.cpu / rounds.origin[i]!.cpu);
+    const ratios = paired(rounds.https, rounds.origin);
     const met = count !== 1 || median(ratios) <= HTTPS_CPU_MAX;
     allMet &&= met;
     const verdict = count === 1 ? `target ≤ ${HTTPS_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}` : '';
-    console.log(
-      `  https/origin   cpu ${median(ratios).toFixed(2)}x ` +
-        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ${verdict}`,
-    );
+    console.log(`  https/origin   cpu ${ratioText(ratios)}  ${verdict}`);
     if (rounds.https.some((run) => run.errors > 0)) allMet = false;
   }
   if (KINDS.includes('nodehttps') && KINDS.includes('node')) {
     // What TLS costs node:https itself on the same work: the floor under the origin's https/origin figure, since
     // TLS adds about the same microseconds to every server and a leaner server shows them as a larger ratio.
-    const ratios = rounds.nodehttps.map((run, i) => run.cpu / rounds.node[i]!.cpu);
-    console.log(
-      `  nodehttps/node cpu ${median(ratios).toFixed(2)}x ` +
-        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  (context: TLS on node:https)`,
-    );
+    const ratios = paired(rounds.nodehttps, rounds.node);
+    console.log(`  nodehttps/node cpu ${ratioText(ratios)}  (context: TLS on node:https)`);
   }
   if (KINDS.includes('nodebatched') && KINDS.includes('node')) {
     // node:http writing as the origin writes (decision 0138): how much of the origin's figure is that way of writing.
-    const paired = (of: Measured[], to: Measured[]): number[] => of.map((run, i) => run.cpu / to[i]!.cpu);
     for (const [name, ratios] of [
       ['nodebatched/node', paired(rounds.nodebatched, rounds.node)],
       ['origin/nodebatched', paired(rounds.origin, rounds.nodebatched)],
     ] as const) {
       console.log(
-        `  ${name.padEnd(18)} cpu ${median(ratios).toFixed(2)}x ` +
-          `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  (context: answers written at the pass's end)`,
+        `  ${name.padEnd(18)} cpu ${ratioText(ratios)}  (context: answers written at the pass's end)`,
       );
     }
   }
   if (KINDS.includes('gateway')) {
     // The in-process gateway (routing, X-Requested-By, the URL rewrite) against the direct path, paired by round.
-    const ratios = rounds.gateway.map((run, i) => run.cpu / rounds.origin[i]!.cpu);
+    const ratios = paired(rounds.gateway, rounds.origin);
     const met = median(ratios) <= GATEWAY_CPU_MAX;
     allMet &&= met;
     console.log(
-      `  gateway/origin cpu ${median(ratios).toFixed(2)}x ` +
-        `(${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
-        `target ≤ ${GATEWAY_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}`,
+      `  gateway/origin cpu ${ratioText(ratios)}  target ≤ ${GATEWAY_CPU_MAX.toFixed(2)}x ${met ? 'met' : 'NOT met'}`,
     );
     if (rounds.gateway.some((run) => run.errors > 0)) allMet = false;
   }
